@@ -1,0 +1,1 @@
+"""kernelkit benchmarks: each bench times kernelkit and its peer in one process."""

@@ -1,0 +1,80 @@
+"""Thin wrappers over ``sklearn.utils.validation`` shared by every estimator."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted, validate_data  # noqa: F401
+
+from .kernels import Kernel, resolve_kernel
+
+__all__ = [
+    "validate_data",
+    "check_is_fitted",
+    "check_positive",
+    "check_nonnegative",
+    "check_in_range",
+    "check_sample_weight",
+    "resolve_estimator_kernel",
+    "FLOAT_DTYPES",
+]
+
+FLOAT_DTYPES = (np.float64, np.float32)
+
+
+def check_positive(value, name: str, *, allow_zero: bool = False) -> float:
+    """Return ``value`` as float, raising a ValueError that names the parameter."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite real number; got {value!r}.")
+    if value < 0 or (value == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be {bound}; got {value!r}.")
+    return float(value)
+
+
+def check_nonnegative(value, name: str) -> float:
+    return check_positive(value, name, allow_zero=True)
+
+
+def check_in_range(value, name: str, low: float, high: float, *, closed: str = "both") -> float:
+    """Check ``low <(=) value <(=) high``; ``closed`` in {"both", "left", "right", "neither"}."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number; got {value!r}.")
+    lo_ok = value >= low if closed in ("both", "left") else value > low
+    hi_ok = value <= high if closed in ("both", "right") else value < high
+    if not (lo_ok and hi_ok):
+        lb = "[" if closed in ("both", "left") else "("
+        rb = "]" if closed in ("both", "right") else ")"
+        raise ValueError(f"{name} must lie in {lb}{low}, {high}{rb}; got {value!r}.")
+    return float(value)
+
+
+def check_sample_weight(sample_weight, X, *, positive: bool = False) -> np.ndarray:
+    """Validated sample weights (ones when ``None``), non-negative and finite."""
+    from sklearn.utils.validation import _check_sample_weight
+
+    sw = _check_sample_weight(sample_weight, X, dtype=X.dtype if hasattr(X, "dtype") else None)
+    if not np.all(np.isfinite(sw)) or np.any(sw < 0) or (positive and np.any(sw == 0)):
+        raise ValueError("sample_weight must be finite and non-negative.")
+    return sw
+
+
+def resolve_estimator_kernel(estimator, n_features: int) -> Kernel:
+    """Resolve an estimator's ``kernel`` (+ ``gamma/degree/coef0/kernel_params``) parameters.
+
+    Returns a *clone* for kernel objects, so that fitting never mutates a constructor
+    parameter.
+    """
+    from sklearn.base import clone
+
+    kernel = getattr(estimator, "kernel", "rbf")
+    k = resolve_kernel(
+        kernel,
+        gamma=getattr(estimator, "gamma", None),
+        degree=getattr(estimator, "degree", 3),
+        coef0=getattr(estimator, "coef0", 1),
+        kernel_params=getattr(estimator, "kernel_params", None),
+        n_features=n_features,
+    )
+    return clone(k) if k is kernel else k

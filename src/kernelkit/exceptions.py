@@ -1,0 +1,23 @@
+"""Exceptions and warnings raised by kernelkit."""
+
+from __future__ import annotations
+
+__all__ = ["ConvergenceWarning", "JitterWarning", "NumericalError", "NotFittedError"]
+
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+
+
+class JitterWarning(UserWarning):
+    """A matrix needed diagonal jitter before it could be factorized.
+
+    The message names the jitter that was added so that the user can decide to
+    increase ``alpha`` / the noise level instead.
+    """
+
+
+class NumericalError(ValueError):
+    """A numerical problem that jitter could not fix (e.g. a kernel that is not PSD).
+
+    Subclasses :class:`ValueError` so that bad-input handling code that expects
+    ``ValueError`` keeps working; the message always says what to change.
+    """

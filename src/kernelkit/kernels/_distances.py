@@ -1,0 +1,124 @@
+"""Pairwise distances and fused elementwise kernel maps (BLAS + numba, in place).
+
+Squared Euclidean distances use the expansion ||x - y||^2 = ||x||^2 + ||y||^2 - 2 x.y
+(one GEMM), clipped at 0. The elementwise maps that turn a Gram/distance matrix into
+a kernel matrix run in place, in parallel numba loops, so a kernel matrix costs one
+output-sized array and no temporaries.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+__all__ = [
+    "row_norms_sq",
+    "sq_euclidean",
+    "manhattan",
+    "gram",
+]
+
+
+def row_norms_sq(X: np.ndarray) -> np.ndarray:
+    """Squared Euclidean norm of each row, in the dtype of ``X``."""
+    return np.einsum("ij,ij->i", X, X)
+
+
+def gram(X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
+    """Plain inner products ``X @ Y.T`` (one GEMM, C-contiguous output)."""
+    if Y is None:
+        Y = X
+    return np.ascontiguousarray(X @ Y.T)
+
+
+@njit(parallel=True, cache=True)
+def _sqdist_from_gram(G, xn, yn, symmetric):  # pragma: no cover - numba
+    # d_ij = max(||x_i||^2 + ||y_j||^2 - 2 <x_i, y_j>, 0), written over G
+    n, m = G.shape
+    for i in prange(n):
+        for j in range(m):
+            d = xn[i] + yn[j] - 2.0 * G[i, j]
+            G[i, j] = d if d > 0.0 else 0.0
+        if symmetric and i < m:
+            G[i, i] = 0.0
+
+
+def sq_euclidean(X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
+    """Squared Euclidean distance matrix, clipped at 0, zero diagonal when ``Y is None``."""
+    symmetric = Y is None
+    Y = X if Y is None else Y
+    G = gram(X, Y)
+    _sqdist_from_gram(G, row_norms_sq(X), row_norms_sq(Y), symmetric)
+    return G
+
+
+@njit(parallel=True, cache=True)
+def _manhattan(X, Y, out):  # pragma: no cover - numba
+    n, d = X.shape
+    m = Y.shape[0]
+    for i in prange(n):
+        for j in range(m):
+            s = 0.0
+            for k in range(d):
+                s += abs(X[i, k] - Y[j, k])
+            out[i, j] = s
+
+
+def manhattan(X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
+    """L1 (city-block) distance matrix."""
+    Y = X if Y is None else Y
+    out = np.empty((X.shape[0], Y.shape[0]), dtype=np.result_type(X, Y))
+    _manhattan(X, Y, out)
+    return out
+
+
+# --- fused maps: Gram matrix G = X Y^T  ->  kernel matrix, in place -------------------
+
+
+@njit(parallel=True, cache=True)
+def rbf_from_gram(G, xn, yn, gamma, symmetric):  # pragma: no cover - numba
+    """In place: G_ij <- exp(-gamma * max(xn_i + yn_j - 2 G_ij, 0))."""
+    n, m = G.shape
+    for i in prange(n):
+        for j in range(m):
+            d = xn[i] + yn[j] - 2.0 * G[i, j]
+            if d < 0.0:
+                d = 0.0
+            G[i, j] = np.exp(-gamma * d)
+        if symmetric and i < m:
+            G[i, i] = 1.0
+
+
+@njit(parallel=True, cache=True)
+def exp_neg_scaled(D, gamma):  # pragma: no cover - numba
+    """In place: D_ij <- exp(-gamma * D_ij)."""
+    n, m = D.shape
+    for i in prange(n):
+        for j in range(m):
+            D[i, j] = np.exp(-gamma * D[i, j])
+
+
+@njit(parallel=True, cache=True)
+def matern_from_sqdist(D, nu2):  # pragma: no cover - numba
+    """In place Matern map of scaled squared distances; nu2 = 2*nu in {1, 3, 5}."""
+    n, m = D.shape
+    for i in prange(n):
+        for j in range(m):
+            r = np.sqrt(D[i, j])
+            if nu2 == 1:
+                D[i, j] = np.exp(-r)
+            elif nu2 == 3:
+                s = np.sqrt(3.0) * r
+                D[i, j] = (1.0 + s) * np.exp(-s)
+            else:
+                s = np.sqrt(5.0) * r
+                D[i, j] = (1.0 + s + s * s / 3.0) * np.exp(-s)
+
+
+@njit(parallel=True, cache=True)
+def power_affine(G, gamma, coef0, degree):  # pragma: no cover - numba
+    """In place: G_ij <- (gamma * G_ij + coef0) ** degree."""
+    n, m = G.shape
+    for i in prange(n):
+        for j in range(m):
+            G[i, j] = (gamma * G[i, j] + coef0) ** degree

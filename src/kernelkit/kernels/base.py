@@ -1,0 +1,362 @@
+"""Kernel base class, declared hyperparameters, and kernel algebra (sum, product, scale).
+
+A kernel is maths only: ``k(X, Y)`` values, ``k.diag(X)``, hyperparameters in log space
+(``theta``/``bounds``) and the analytic gradient of K with respect to ``theta``. Memory
+planning lives in :class:`kernelkit.linalg.KernelOperator`.
+
+Hyperparameters are *declared* by each class in ``_hyperparameters`` (no ``dir()``
+scanning); the bounds of hyperparameter ``h`` are the constructor argument ``h_bounds``
+(a ``(low, high)`` pair, or ``"fixed"``). A hyperparameter whose current value is not
+strictly positive (e.g. ``coef0=0``) has no logarithm and is treated as fixed.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterator
+from typing import NamedTuple
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+
+__all__ = ["Hyperparameter", "Kernel", "Sum", "Product", "Scale"]
+
+
+class Hyperparameter(NamedTuple):
+    """A declared kernel hyperparameter.
+
+    Attributes
+    ----------
+    name : str
+        Parameter name as seen by ``get_params`` (``k1__length_scale`` inside a sum).
+    bounds : ndarray of shape (n_elements, 2)
+        Bounds on the (positive) value, not on its logarithm.
+    n_elements : int
+        Number of scalars (``> 1`` for ARD length scales).
+    fixed : bool
+        Whether the parameter is excluded from ``theta``.
+    """
+
+    name: str
+    bounds: np.ndarray
+    n_elements: int
+    fixed: bool
+
+
+def _as_float_array(X):
+    """Validate a kernel input: 2-D, numeric, float32 kept, everything else float64."""
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(
+            f"Kernel input must be 2-D (n_samples, n_features); got shape {X.shape}. "
+            "Reshape a single feature with X.reshape(-1, 1)."
+        )
+    if X.dtype != np.float32:
+        X = X.astype(np.float64, copy=False)
+    return X
+
+
+class Kernel(BaseEstimator):
+    """Base class of kernelkit kernels.
+
+    Subclasses implement ``_compute(X, Y)``, ``diag(X)`` and ``_gradient(X, K, name)``
+    and declare ``_hyperparameters``. Composition: ``k1 + k2``, ``k1 * k2``, ``c * k``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import RBF, White
+    >>> k = 2.0 * RBF(length_scale=1.5) + White(0.1)
+    >>> K = k(np.zeros((3, 2)))
+    >>> K.shape
+    (3, 3)
+    """
+
+    _hyperparameters: tuple[str, ...] = ()
+
+    # ---------------------------------------------------------------- values
+    def __call__(self, X, Y=None, eval_gradient: bool = False):
+        """Kernel matrix ``K(X, Y)``; with ``eval_gradient`` also ``dK/dtheta``.
+
+        ``eval_gradient=True`` returns an ``(n, n, n_theta)`` tensor for scikit-learn
+        compatibility; kernelkit's own solvers use :meth:`gradient`, which yields one
+        ``(n, n)`` matrix at a time.
+        """
+        X = self._check_input(X)
+        Y = None if Y is None else self._check_input(Y)
+        K = self._compute(X, Y)
+        if not eval_gradient:
+            return K
+        if Y is not None:
+            raise ValueError("eval_gradient=True is only supported when Y is None.")
+        n = K.shape[0]
+        G = np.empty((n, n, self.n_dims), dtype=K.dtype)
+        for j, dK in enumerate(self.gradient(X, K)):
+            G[:, :, j] = dK
+        return K, G
+
+    def _check_input(self, X):
+        return _as_float_array(X)
+
+    def _compute(self, X, Y):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def diag(self, X) -> np.ndarray:  # pragma: no cover - abstract
+        """Diagonal of ``K(X, X)`` without forming the matrix."""
+        raise NotImplementedError
+
+    def is_stationary(self) -> bool:
+        """Whether k(x, y) depends on x - y only."""
+        return False
+
+    @property
+    def requires_vector_input(self) -> bool:
+        return True
+
+    # --------------------------------------------------------- hyperparameters
+    @property
+    def hyperparameters(self) -> list[Hyperparameter]:
+        """Declared hyperparameters, in ``theta`` order."""
+        params = self.get_params(deep=False)
+        out = []
+        for name in self._hyperparameters:
+            value = np.atleast_1d(np.asarray(params[name], dtype=float))
+            bounds = params.get(name + "_bounds", "fixed")
+            fixed = isinstance(bounds, str) or bool(np.any(value <= 0))
+            if isinstance(bounds, str):
+                b = np.tile([value.min(), value.max()], (value.size, 1))
+            else:
+                b = np.atleast_2d(np.asarray(bounds, dtype=float))
+                if b.shape[0] == 1 and value.size > 1:
+                    b = np.tile(b, (value.size, 1))
+            out.append(Hyperparameter(name, b, value.size, fixed))
+        return out
+
+    @property
+    def n_dims(self) -> int:
+        """Number of entries of ``theta``."""
+        return sum(h.n_elements for h in self.hyperparameters if not h.fixed)
+
+    @property
+    def theta(self) -> np.ndarray:
+        """Log of the non-fixed hyperparameter values, flattened."""
+        params = self.get_params(deep=True)
+        parts = [
+            np.log(np.atleast_1d(np.asarray(params[h.name], dtype=float)))
+            for h in self.hyperparameters
+            if not h.fixed
+        ]
+        return np.concatenate(parts) if parts else np.empty(0)
+
+    @theta.setter
+    def theta(self, theta) -> None:
+        theta = np.asarray(theta, dtype=float)
+        if theta.shape != (self.n_dims,):
+            raise ValueError(f"theta must have shape ({self.n_dims},); got {theta.shape}.")
+        params = self.get_params(deep=True)
+        i = 0
+        updates = {}
+        for h in self.hyperparameters:
+            if h.fixed:
+                continue
+            value = np.exp(theta[i : i + h.n_elements])
+            old = params[h.name]
+            updates[h.name] = float(value[0]) if np.ndim(old) == 0 else value
+            i += h.n_elements
+        self.set_params(**updates)
+
+    @property
+    def bounds(self) -> np.ndarray:
+        """Log bounds of ``theta``, shape ``(n_dims, 2)``."""
+        parts = [np.log(h.bounds) for h in self.hyperparameters if not h.fixed]
+        return np.vstack(parts) if parts else np.empty((0, 2))
+
+    def clone_with_theta(self, theta) -> Kernel:
+        """A copy of this kernel with hyperparameters ``exp(theta)``."""
+        k = clone(self)
+        k.theta = theta
+        return k
+
+    # ----------------------------------------------------------------- gradient
+    def gradient(self, X, K: np.ndarray | None = None) -> Iterator[np.ndarray]:
+        """Yield ``dK/dtheta_j`` (each ``(n, n)``) for ``j = 0 .. n_dims-1``.
+
+        One matrix at a time so that callers never hold an ``(n, n, p)`` tensor.
+        ``K`` (the kernel matrix of ``X``) may be passed to avoid recomputing it.
+        """
+        X = self._check_input(X)
+        if K is None and self.n_dims:
+            K = self._compute(X, None)
+        for h in self.hyperparameters:
+            if not h.fixed:
+                yield from self._gradient(X, K, h.name)
+
+    def _gradient(self, X, K, name):  # pragma: no cover - abstract
+        raise NotImplementedError(f"{type(self).__name__} has no gradient for {name!r}.")
+
+    # ------------------------------------------------------------------ algebra
+    def __add__(self, other):
+        if isinstance(other, numbers.Number):
+            from .special import Constant
+
+            other = Constant(float(other))
+        return Sum(self, _as_kernel(other))
+
+    def __radd__(self, other):
+        if isinstance(other, numbers.Number):
+            from .special import Constant
+
+            return Sum(Constant(float(other)), self)
+        return Sum(_as_kernel(other), self)
+
+    def __mul__(self, other):
+        if isinstance(other, numbers.Number):
+            return Scale(self, float(other))
+        return Product(self, _as_kernel(other))
+
+    def __rmul__(self, other):
+        if isinstance(other, numbers.Number):
+            return Scale(self, float(other))
+        return Product(_as_kernel(other), self)
+
+    def __eq__(self, other):
+        if type(self) is not type(other):
+            return False
+        a, b = self.get_params(deep=False), other.get_params(deep=False)
+        return a.keys() == b.keys() and all(
+            np.array_equal(np.asarray(a[k], dtype=object), np.asarray(b[k], dtype=object))
+            if not isinstance(a[k], Kernel)
+            else a[k] == b[k]
+            for k in a
+        )
+
+    __hash__ = object.__hash__
+
+
+def _as_kernel(obj) -> Kernel:
+    if isinstance(obj, Kernel):
+        return obj
+    from ._resolve import resolve_kernel
+
+    return resolve_kernel(obj)
+
+
+class _Binary(Kernel):
+    """Shared plumbing of Sum and Product: hyperparameters of both children, prefixed."""
+
+    def __init__(self, k1: Kernel, k2: Kernel):
+        self.k1 = k1
+        self.k2 = k2
+
+    @property
+    def hyperparameters(self):
+        return [h._replace(name="k1__" + h.name) for h in self.k1.hyperparameters] + [
+            h._replace(name="k2__" + h.name) for h in self.k2.hyperparameters
+        ]
+
+    def _check_input(self, X):
+        return X if not self.requires_vector_input else _as_float_array(X)
+
+    @property
+    def requires_vector_input(self):
+        return self.k1.requires_vector_input or self.k2.requires_vector_input
+
+    def is_stationary(self):
+        return self.k1.is_stationary() and self.k2.is_stationary()
+
+
+class Sum(_Binary):
+    """``k1 + k2``: the sum of two PSD kernels is PSD (RKHS of the sum of feature maps)."""
+
+    def _compute(self, X, Y):
+        K = self.k1._compute(X, Y)
+        K += self.k2._compute(X, Y)
+        return K
+
+    def diag(self, X):
+        return self.k1.diag(X) + self.k2.diag(X)
+
+    def gradient(self, X, K=None):
+        # d(K1 + K2)/dtheta = [dK1/dtheta1, dK2/dtheta2]
+        yield from self.k1.gradient(X)
+        yield from self.k2.gradient(X)
+
+
+class Product(_Binary):
+    """``k1 * k2``: the (Schur) product of two PSD kernels is PSD."""
+
+    def _compute(self, X, Y):
+        K = self.k1._compute(X, Y)
+        K *= self.k2._compute(X, Y)
+        return K
+
+    def diag(self, X):
+        return self.k1.diag(X) * self.k2.diag(X)
+
+    def gradient(self, X, K=None):
+        # d(K1 K2) = dK1 * K2 + K1 * dK2 (elementwise)
+        K1 = self.k1._compute(self.k1._check_input(X), None) if self.k2.n_dims else None
+        K2 = self.k2._compute(self.k2._check_input(X), None) if self.k1.n_dims else None
+        for dK in self.k1.gradient(X):
+            dK *= K2
+            yield dK
+        for dK in self.k2.gradient(X):
+            dK *= K1
+            yield dK
+
+
+class Scale(Kernel):
+    """``scale * kernel`` with ``scale`` a (log-space) hyperparameter.
+
+    Parameters
+    ----------
+    kernel : Kernel
+    scale : float, default=1.0
+    scale_bounds : pair of float or "fixed", default=(1e-5, 1e5)
+
+    Examples
+    --------
+    >>> from kernelkit.kernels import RBF
+    >>> k = 3.0 * RBF()
+    >>> float(k.diag([[0.0]])[0])
+    3.0
+    """
+
+    _hyperparameters = ("scale",)
+
+    def __init__(self, kernel: Kernel, scale: float = 1.0, scale_bounds=(1e-5, 1e5)):
+        self.kernel = kernel
+        self.scale = scale
+        self.scale_bounds = scale_bounds
+
+    @property
+    def hyperparameters(self):
+        own = Kernel.hyperparameters.fget(self)
+        return own + [h._replace(name="kernel__" + h.name) for h in self.kernel.hyperparameters]
+
+    def _check_input(self, X):
+        return self.kernel._check_input(X)
+
+    @property
+    def requires_vector_input(self):
+        return self.kernel.requires_vector_input
+
+    def is_stationary(self):
+        return self.kernel.is_stationary()
+
+    def _compute(self, X, Y):
+        K = self.kernel._compute(X, Y)
+        K *= self.scale
+        return K
+
+    def diag(self, X):
+        return self.scale * self.kernel.diag(self._check_input(X))
+
+    def gradient(self, X, K=None):
+        X = self._check_input(X)
+        # d(c K)/dlog c = c K ;  d(c K)/dtheta_k = c dK/dtheta_k
+        if not self.hyperparameters[0].fixed:
+            yield K.copy() if K is not None else self._compute(X, None)
+        for dK in self.kernel.gradient(X):
+            dK *= self.scale
+            yield dK

@@ -1,0 +1,261 @@
+"""Special kernels: Constant, White, Precomputed, FeatureMap, and adapters.
+
+``Pairwise`` wraps any ``sklearn.metrics.pairwise`` kernel name or a user callable;
+``SklearnKernel`` wraps a scikit-learn Gaussian-process kernel object so that it can be
+used wherever a kernelkit kernel is expected (theta, bounds and gradients delegated).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from . import _distances as dist
+from .base import Kernel, _as_float_array
+
+__all__ = ["Constant", "White", "Precomputed", "FeatureMap", "Pairwise", "SklearnKernel"]
+
+
+class Constant(Kernel):
+    """Constant kernel k(x, y) = value (a prior variance on a constant offset).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import Constant
+    >>> Constant(2.0)(np.zeros((2, 1)))
+    array([[2., 2.],
+           [2., 2.]])
+    """
+
+    _hyperparameters = ("value",)
+
+    def __init__(self, value=1.0, value_bounds=(1e-5, 1e5)):
+        self.value = value
+        self.value_bounds = value_bounds
+
+    def is_stationary(self):
+        return True
+
+    @property
+    def requires_vector_input(self):
+        return False
+
+    def _check_input(self, X):
+        return X if not hasattr(X, "ndim") or X.ndim != 2 else _as_float_array(X)
+
+    def _compute(self, X, Y):
+        m = len(X) if Y is None else len(Y)
+        dtype = getattr(X, "dtype", np.float64)
+        dtype = dtype if dtype in (np.float32, np.float64) else np.float64
+        return np.full((len(X), m), self.value, dtype=dtype)
+
+    def diag(self, X):
+        return np.full(len(X), self.value, dtype=np.float64)
+
+    def _gradient(self, X, K, name):
+        yield np.full((len(X), len(X)), self.value)
+
+
+class White(Kernel):
+    """White-noise kernel: ``noise_level * I`` on K(X, X), zero between different sets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import White
+    >>> White(0.5)(np.zeros((2, 1)))
+    array([[0.5, 0. ],
+           [0. , 0.5]])
+    """
+
+    _hyperparameters = ("noise_level",)
+
+    def __init__(self, noise_level=1.0, noise_level_bounds=(1e-5, 1e5)):
+        self.noise_level = noise_level
+        self.noise_level_bounds = noise_level_bounds
+
+    def is_stationary(self):
+        return True
+
+    @property
+    def requires_vector_input(self):
+        return False
+
+    def _check_input(self, X):
+        return X if not hasattr(X, "ndim") or X.ndim != 2 else _as_float_array(X)
+
+    def _compute(self, X, Y):
+        dtype = getattr(X, "dtype", np.float64)
+        dtype = dtype if dtype in (np.float32, np.float64) else np.float64
+        if Y is None:
+            return self.noise_level * np.eye(len(X), dtype=dtype)
+        return np.zeros((len(X), len(Y)), dtype=dtype)
+
+    def diag(self, X):
+        return np.full(len(X), self.noise_level, dtype=np.float64)
+
+    def _gradient(self, X, K, name):
+        yield self.noise_level * np.eye(len(X))
+
+
+class Precomputed(Kernel):
+    """The input *is* the kernel matrix: ``K(X) = X`` (square, at fit) and
+    ``K(X_test, X_train) = X_test`` (shape ``(n_test, n_train)``, at predict).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import Precomputed
+    >>> Precomputed()(np.eye(2)).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+
+    def __init__(self):
+        pass
+
+    def _compute(self, X, Y):
+        if Y is None and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"A precomputed kernel matrix must be square at fit time; got {X.shape}."
+            )
+        return np.array(X, copy=True)
+
+    def diag(self, X):
+        return np.diagonal(self._check_input(X)).copy()
+
+
+class FeatureMap(Kernel):
+    """Kernel of an explicit finite feature map: k(x, y) = phi(x) . phi(y).
+
+    Parameters
+    ----------
+    func : callable
+        Maps an ``(n, d)`` array to ``(n, p)`` features.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import FeatureMap
+    >>> k = FeatureMap(lambda X: np.hstack([np.ones((len(X), 1)), X]))
+    >>> k(np.array([[2.0]]), np.array([[3.0]]))
+    array([[7.]])
+    """
+
+    def __init__(self, func: Callable[[np.ndarray], np.ndarray]):
+        self.func = func
+
+    def features(self, X) -> np.ndarray:
+        """Evaluate the feature map as a 2-D float array."""
+        if not callable(self.func):
+            raise ValueError(f"FeatureMap func must be callable; got {self.func!r}.")
+        P = np.asarray(self.func(X), dtype=float)
+        return P.reshape(len(P), -1)
+
+    def _compute(self, X, Y):
+        P = self.features(X)
+        return dist.gram(P, None if Y is None else self.features(Y))
+
+    def diag(self, X):
+        return dist.row_norms_sq(self.features(self._check_input(X)))
+
+
+class Pairwise(Kernel):
+    """Any ``sklearn.metrics.pairwise`` kernel by name (``"sigmoid"``, ``"cosine"``,
+    ``"chi2"``, ...) or a user callable ``f(x, y) -> float``; no hyperparameters.
+
+    A callable is evaluated by scikit-learn pairwise machinery, one pair at a time, so
+    it is slow; prefer a built-in kernel or :class:`FeatureMap` where possible.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import Pairwise
+    >>> Pairwise("cosine")(np.array([[1.0, 0.0], [0.0, 2.0]])).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+
+    def __init__(self, metric="cosine", params=None):
+        self.metric = metric
+        self.params = params
+
+    def _compute(self, X, Y):
+        from sklearn.metrics.pairwise import pairwise_kernels
+
+        return np.asarray(
+            pairwise_kernels(X, Y, metric=self.metric, filter_params=True, **(self.params or {})),
+            dtype=X.dtype,
+        )
+
+    def diag(self, X):
+        X = self._check_input(X)
+        out = np.empty(len(X), dtype=X.dtype)
+        for start in range(0, len(X), 256):
+            blk = X[start : start + 256]
+            out[start : start + 256] = np.diagonal(self._compute(blk, blk))
+        return out
+
+
+class SklearnKernel(Kernel):
+    """Adapter: a scikit-learn ``sklearn.gaussian_process.kernels.Kernel`` used as ours.
+
+    ``theta``, ``bounds`` and gradients are delegated; the gradient tensor comes from
+    scikit-learn (``(n, n, p)``) since its kernels offer nothing finer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.gaussian_process.kernels import RBF as SkRBF
+    >>> from kernelkit.kernels import SklearnKernel
+    >>> k = SklearnKernel(SkRBF(1.0))
+    >>> k.theta.tolist()
+    [0.0]
+    """
+
+    def __init__(self, kernel=None):
+        self.kernel = kernel
+
+    @property
+    def hyperparameters(self):
+        from .base import Hyperparameter
+
+        out = []
+        for h in self.kernel.hyperparameters:
+            b = np.atleast_2d(np.asarray(h.bounds if not h.fixed else [[1.0, 1.0]], float))
+            out.append(Hyperparameter("kernel__" + h.name, b, h.n_elements, bool(h.fixed)))
+        return out
+
+    @property
+    def theta(self):
+        return self.kernel.theta
+
+    @theta.setter
+    def theta(self, theta):
+        self.kernel.theta = np.asarray(theta, dtype=float)
+
+    @property
+    def bounds(self):
+        return self.kernel.bounds
+
+    @property
+    def n_dims(self):
+        return self.kernel.n_dims
+
+    @property
+    def requires_vector_input(self):
+        return self.kernel.requires_vector_input
+
+    def is_stationary(self):
+        return self.kernel.is_stationary()
+
+    def _compute(self, X, Y):
+        return np.asarray(self.kernel(X, Y))
+
+    def diag(self, X):
+        return np.asarray(self.kernel.diag(self._check_input(X)))
+
+    def gradient(self, X, K=None):
+        _, G = self.kernel(self._check_input(X), eval_gradient=True)
+        for j in range(G.shape[2]):
+            yield np.ascontiguousarray(G[:, :, j])

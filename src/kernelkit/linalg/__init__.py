@@ -1,0 +1,17 @@
+"""Kernel algebra: blockwise operators, jittered Cholesky, PCG, eigen solvers."""
+
+from .cg import pcg
+from .cholesky import cho_inverse, cho_logdet, cho_solve, jitter_cholesky
+from .eig import top_eigh
+from .operator import KernelOperator, block_rows
+
+__all__ = [
+    "KernelOperator",
+    "block_rows",
+    "jitter_cholesky",
+    "cho_solve",
+    "cho_inverse",
+    "cho_logdet",
+    "pcg",
+    "top_eigh",
+]

@@ -1,0 +1,153 @@
+"""Cholesky factorization with adaptive jitter, in place, plus solves from the factor.
+
+Rule (DESIGN, Numerics): try jitter 0, then 1e-10 * mean(diag) growing x10 up to
+1e-4 * mean(diag); warn once naming the jitter; past that raise an error that says what
+to change. In place means the caller's one n x n matrix becomes the factor.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from numba import njit, prange
+from scipy.linalg import get_lapack_funcs, solve_triangular
+
+from ..exceptions import JitterWarning, NumericalError
+
+__all__ = ["jitter_cholesky", "cho_solve", "cho_inverse", "cho_logdet"]
+
+
+@njit(parallel=True, cache=True)
+def _mirror_lower_from_upper(A):  # pragma: no cover - numba
+    # restore A[i, j] (i > j) from the untouched A[j, i]
+    n = A.shape[0]
+    for i in prange(n):
+        for j in range(i):
+            A[i, j] = A[j, i]
+
+
+@njit(parallel=True, cache=True)
+def _zero_upper(A):  # pragma: no cover - numba
+    n = A.shape[0]
+    for i in prange(n):
+        for j in range(i + 1, n):
+            A[i, j] = 0.0
+
+
+def jitter_cholesky(
+    A: np.ndarray,
+    *,
+    overwrite_a: bool = False,
+    clean: bool = True,
+    what: str = "kernel matrix",
+    hint: str = "increase alpha (the noise / regularization) or check the kernel",
+    max_relative_jitter: float = 1e-4,
+) -> tuple[np.ndarray, float]:
+    """Lower Cholesky factor of a symmetric matrix, adding diagonal jitter if needed.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, n)
+        Symmetric positive (semi-)definite matrix; only its lower triangle and
+        diagonal are read.
+    overwrite_a : bool, default=False
+        Factorize in place (``A`` becomes ``L``): one n x n matrix in memory.
+    clean : bool, default=True
+        Zero the strict upper triangle of the returned factor.
+    what, hint : str
+        Used in the warning / error message.
+
+    Returns
+    -------
+    L : ndarray of shape (n, n)
+        Lower-triangular factor with ``L @ L.T = A + jitter * I``.
+    jitter : float
+        The jitter that was added (0.0 if none).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.linalg import jitter_cholesky
+    >>> L, jitter = jitter_cholesky(np.array([[4.0, 2.0], [2.0, 3.0]]))
+    >>> L.round(3).tolist(), jitter
+    ([[2.0, 0.0], [1.0, 1.414]], 0.0)
+    """
+    A = np.asarray(A)
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"{what} must be square; got shape {A.shape}.")
+    if not np.all(np.isfinite(np.diagonal(A))):
+        raise ValueError(f"{what} has non-finite entries on its diagonal.")
+    if A.dtype not in (np.float32, np.float64):
+        A = A.astype(np.float64)
+        overwrite_a = True
+    n = A.shape[0]
+    # work on a Fortran-ordered view (LAPACK's order); for C-ordered A this is A.T
+    if A.flags.c_contiguous:
+        W = A if overwrite_a else A.copy()
+        F = W.T
+    else:
+        F = np.asfortranarray(A) if overwrite_a else np.array(A, order="F", copy=True)
+        W = F
+    (potrf,) = get_lapack_funcs(("potrf",), (F,))
+    d0 = np.diagonal(F).copy()
+    scale = float(np.mean(d0)) if n else 1.0
+    if scale <= 0 or not np.isfinite(scale):
+        scale = 1.0
+    jitters = [0.0] + [scale * 10.0**e for e in range(-10, 1)
+                       if 10.0**e <= max_relative_jitter * (1 + 1e-12)]
+    for k, jitter in enumerate(jitters):
+        if k > 0:
+            # restore the lower triangle from the untouched upper one, then add jitter
+            _mirror_lower_from_upper(F)
+            np.fill_diagonal(F, d0 + jitter)
+        L, info = potrf(F, lower=1, overwrite_a=1, clean=0)
+        if info == 0:
+            if jitter > 0:
+                warnings.warn(
+                    f"The {what} was not numerically positive definite; added jitter "
+                    f"{jitter:.3g} ({jitter / scale:.0e} x mean diagonal) to its diagonal. "
+                    f"To avoid this, {hint}.",
+                    JitterWarning,
+                    stacklevel=2,
+                )
+            if clean:
+                _zero_upper(L)
+            return L, jitter
+        if info < 0:  # pragma: no cover - LAPACK argument error
+            raise RuntimeError(f"LAPACK potrf argument error {info}.")
+    raise NumericalError(
+        f"The {what} is not positive definite even with jitter "
+        f"{jitters[-1]:.3g} ({max_relative_jitter:.0e} x mean diagonal): {hint} "
+        "(duplicate inputs with no noise, a non-PSD kernel, or a tiny alpha cause this)."
+    )
+
+
+def cho_solve(L: np.ndarray, B: np.ndarray, overwrite_b: bool = False) -> np.ndarray:
+    """Solve ``(L L^T) X = B`` by two triangular solves."""
+    Z = solve_triangular(L, B, lower=True, overwrite_b=overwrite_b, check_finite=False)
+    return solve_triangular(L, Z, lower=True, trans="T", overwrite_b=True, check_finite=False)
+
+
+def cho_logdet(L: np.ndarray) -> float:
+    """``log det(L L^T) = 2 sum log L_ii``."""
+    return 2.0 * float(np.sum(np.log(np.diagonal(L))))
+
+
+def cho_inverse(L: np.ndarray, overwrite_l: bool = False) -> np.ndarray:
+    """``(L L^T)^-1`` from the factor (LAPACK potri), symmetric, without solving against I."""
+    F = np.array(L, order="F", copy=not overwrite_l)
+    (potri,) = get_lapack_funcs(("potri",), (F,))
+    inv, info = potri(F, lower=1, overwrite_c=1)
+    if info != 0:
+        raise NumericalError(f"Inverse from the Cholesky factor failed (info={info}).")
+    _mirror_upper_from_lower(inv)
+    return inv
+
+
+@njit(parallel=True, cache=True)
+def _mirror_upper_from_lower(A):  # pragma: no cover - numba
+    n = A.shape[0]
+    for i in prange(n):
+        for j in range(i + 1, n):
+            A[i, j] = A[j, i]

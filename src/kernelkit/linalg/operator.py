@@ -1,0 +1,160 @@
+"""KernelOperator: products with a kernel matrix computed in row blocks.
+
+No block is larger than ``sklearn.get_config()["working_memory"]`` MiB, so ``K @ V`` for
+n = 200,000 needs O(block) memory instead of an n x n matrix (Falkon's ``mmv``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import sklearn
+from scipy.sparse.linalg import LinearOperator
+
+from ..kernels import Kernel, resolve_kernel
+
+__all__ = ["KernelOperator", "block_rows"]
+
+
+def block_rows(n_cols: int, itemsize: int = 8, working_memory: float | None = None) -> int:
+    """Rows per block so that a ``rows x n_cols`` block fits in working memory (MiB)."""
+    wm = sklearn.get_config()["working_memory"] if working_memory is None else working_memory
+    return max(1, int(wm * 2**20 // (itemsize * max(n_cols, 1))))
+
+
+class KernelOperator:
+    """The kernel matrix ``K(X, Y)`` as an operator; blocks are formed on demand.
+
+    Parameters
+    ----------
+    kernel : Kernel or anything :func:`~kernelkit.kernels.resolve_kernel` accepts
+    X : array of shape (n, d)
+    Y : array of shape (m, d), optional
+        Defaults to ``X`` (a symmetric operator whose diagonal is ``kernel.diag(X)``).
+    working_memory : float, optional
+        MiB per block; defaults to ``sklearn.get_config()["working_memory"]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import RBF
+    >>> from kernelkit.linalg import KernelOperator
+    >>> X = np.random.default_rng(0).normal(size=(500, 3))
+    >>> op = KernelOperator(RBF(), X)
+    >>> v = np.ones(500)
+    >>> bool(np.allclose(op @ v, op.to_dense() @ v))
+    True
+    """
+
+    def __init__(self, kernel, X, Y=None, working_memory: float | None = None):
+        self.kernel = resolve_kernel(kernel, n_features=np.shape(X)[1] if np.ndim(X) == 2 else None)
+        self.X = self.kernel._check_input(X)
+        self.symmetric = Y is None
+        self.Y = self.X if Y is None else self.kernel._check_input(Y)
+        self.working_memory = working_memory
+
+    # ---------------------------------------------------------------- basics
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.X), len(self.Y))
+
+    @property
+    def dtype(self):
+        return getattr(self.X, "dtype", np.dtype(np.float64))
+
+    def _rows(self) -> int:
+        return block_rows(self.shape[1], np.dtype(self.dtype).itemsize, self.working_memory)
+
+    def blocks(self) -> Iterator[tuple[slice, np.ndarray]]:
+        """Yield ``(rows, K[rows, :])`` blocks, each within working memory."""
+        n = self.shape[0]
+        step = self._rows()
+        diag = self.kernel.diag(self.X) if self.symmetric and step < n else None
+        for start in range(0, n, step):
+            sl = slice(start, min(start + step, n))
+            if self.symmetric and step >= n:
+                yield sl, self.kernel._compute(self.X, None)
+                continue
+            Kb = self.kernel._compute(self.X[sl], self.Y)
+            if diag is not None:
+                # diagonal of K(X, X) is kernel.diag (e.g. White noise), not K(x_i, x_i) cross
+                idx = np.arange(sl.start, sl.stop)
+                Kb[idx - sl.start, idx] = diag[sl]
+            yield sl, Kb
+            del Kb  # free this block before the next one is formed
+
+    def to_dense(self) -> np.ndarray:
+        """The full matrix (only when it fits in memory)."""
+        return self.kernel._compute(self.X, None if self.symmetric else self.Y)
+
+    def diag(self) -> np.ndarray:
+        """Diagonal of a square operator."""
+        if not self.symmetric and self.shape[0] != self.shape[1]:
+            raise ValueError("diag() needs a square operator.")
+        if self.symmetric:
+            return self.kernel.diag(self.X)
+        return np.array([self.kernel._compute(self.X[i : i + 1], self.Y[i : i + 1])[0, 0]
+                         for i in range(self.shape[0])])
+
+    # --------------------------------------------------------------- products
+    def matmul(self, V) -> np.ndarray:
+        """``K @ V`` for V of shape (m,) or (m, k), blockwise over rows."""
+        V = np.asarray(V)
+        if V.shape[0] != self.shape[1]:
+            raise ValueError(f"Operator has {self.shape[1]} columns but V has {V.shape[0]} rows.")
+        out = np.empty((self.shape[0],) + V.shape[1:], dtype=np.result_type(self.dtype, V))
+        for sl, Kb in self.blocks():
+            out[sl] = Kb @ V  # (K V)[rows] = K[rows, :] V
+            del Kb
+        return out
+
+    __matmul__ = matmul
+
+    def t_matmul(self, U) -> np.ndarray:
+        """``K.T @ U`` for U of shape (n,) or (n, k), accumulated over row blocks."""
+        U = np.asarray(U)
+        if U.shape[0] != self.shape[0]:
+            raise ValueError(f"Operator has {self.shape[0]} rows but U has {U.shape[0]} rows.")
+        out = np.zeros((self.shape[1],) + U.shape[1:], dtype=np.result_type(self.dtype, U))
+        for sl, Kb in self.blocks():
+            out += Kb.T @ U[sl]  # K^T U = sum_b K_b^T U_b
+            del Kb
+        return out
+
+    def normal_matmul(self, V, U=None) -> np.ndarray:
+        """``K.T @ (K @ V) [+ K.T @ U]`` in one pass over the row blocks."""
+        V = np.asarray(V)
+        out = np.zeros((self.shape[1],) + V.shape[1:], dtype=np.result_type(self.dtype, V))
+        for sl, Kb in self.blocks():
+            W = Kb @ V
+            if U is not None:
+                W += U[sl]
+            out += Kb.T @ W
+            del Kb
+        return out
+
+    @property
+    def T(self) -> LinearOperator:
+        """The transpose as a scipy LinearOperator (products via :meth:`t_matmul`)."""
+        n, m = self.shape
+        return LinearOperator((m, n), matvec=self.t_matmul, matmat=self.t_matmul,
+                              rmatvec=self.matmul, dtype=self.dtype)
+
+    def as_linear_operator(self) -> LinearOperator:
+        """A scipy ``LinearOperator`` view (for scipy's iterative solvers)."""
+        return LinearOperator(self.shape, matvec=self.matmul, matmat=self.matmul,
+                              rmatvec=self.t_matmul, dtype=self.dtype)
+
+    def __repr__(self) -> str:
+        return f"KernelOperator({self.kernel!r}, shape={self.shape})"
+
+
+def as_operator(A):
+    """Accept a dense array, a KernelOperator or a callable as a matrix product."""
+    if callable(A) and not hasattr(A, "__matmul__"):
+        return A
+    return lambda V: A @ V
+
+
+_ = Kernel  # re-exported type for annotations

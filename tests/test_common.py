@@ -1,0 +1,149 @@
+"""The contract every public estimator meets (DESIGN: tests and benchmarks).
+
+Discovers every public estimator with ``kernelkit.utils.all_estimators()`` and runs
+scikit-learn's ``parametrize_with_checks`` plus kernelkit's bad-input checks. An
+estimator class can supply constructor arguments for these tests with a class attribute
+``_test_params`` (a list of kwargs dicts; required arguments and small ``max_iter``), and
+list checks it is known to fail, with the reason, in ``_expected_failed_checks``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.base import clone, is_classifier, is_outlier_detector, is_regressor
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from kernelkit.utils import all_estimators
+
+
+def _instances():
+    out = []
+    for _, cls in all_estimators():
+        for params in getattr(cls, "_test_params", [{}]):
+            out.append(cls(**params))
+    return out
+
+
+INSTANCES = _instances()
+
+
+def _expected_failed(estimator):
+    return dict(getattr(estimator, "_expected_failed_checks", {}))
+
+
+def test_discovery_is_consistent():
+    import kernelkit
+
+    names = {name for name, _ in all_estimators()}
+    assert names <= set(kernelkit.__all__)
+    for name in names:
+        assert hasattr(kernelkit, name)
+
+
+if INSTANCES:
+
+    @parametrize_with_checks(INSTANCES, expected_failed_checks=_expected_failed)
+    def test_sklearn_compatible(estimator, check):
+        check(estimator)
+
+
+def _data(estimator, n=40, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    if is_classifier(estimator):
+        y = np.where(X[:, 0] + 0.3 * rng.normal(size=n) > 0, 1, -1)
+    elif is_regressor(estimator):
+        y = X @ np.arange(1.0, d + 1) + 0.1 * rng.normal(size=n)
+    else:
+        y = None
+    return X, y
+
+
+def _fit(est, X, y):
+    return est.fit(X) if y is None else est.fit(X, y)
+
+
+def _ids(instances):
+    return [type(e).__name__ for e in instances]
+
+
+def _supervised(est):
+    return is_classifier(est) or is_regressor(est)
+
+
+BAD = ["nan", "inf", "empty", "1d", "mismatched", "one_class", "complex"]
+
+
+@pytest.mark.parametrize("estimator", INSTANCES, ids=_ids(INSTANCES))
+@pytest.mark.parametrize("kind", BAD)
+def test_bad_input_at_fit(estimator, kind):
+    est = clone(estimator)
+    X, y = _data(est)
+    if kind == "nan":
+        X[3, 1] = np.nan
+    elif kind == "inf":
+        X[5, 0] = np.inf
+    elif kind == "empty":
+        X, y = X[:0], (None if y is None else y[:0])
+    elif kind == "1d":
+        X = X[:, 0]
+    elif kind == "mismatched":
+        if y is None:
+            pytest.skip("unsupervised: no y to mismatch")
+        y = y[:-3]
+    elif kind == "one_class":
+        if not is_classifier(est):
+            pytest.skip("only classifiers need two classes")
+        y = np.ones_like(y)
+    elif kind == "complex":
+        X = X + 1j
+    with pytest.raises(ValueError):
+        _fit(est, X, y)
+
+
+@pytest.mark.parametrize("estimator", INSTANCES, ids=_ids(INSTANCES))
+def test_bad_input_nonfinite_target(estimator):
+    est = clone(estimator)
+    if not is_regressor(est):
+        pytest.skip("targets only checked for regressors")
+    X, y = _data(est)
+    y = y.astype(float)
+    y[2] = np.nan
+    with pytest.raises(ValueError):
+        est.fit(X, y)
+
+
+@pytest.mark.parametrize("estimator", INSTANCES, ids=_ids(INSTANCES))
+def test_not_fitted_and_wrong_n_features(estimator):
+    est = clone(estimator)
+    X, y = _data(est)
+    method = next(
+        m for m in ("predict", "transform", "decision_function", "score_samples")
+        if hasattr(est, m)
+    )
+    with pytest.raises(NotFittedError):
+        getattr(est, method)(X)
+    _fit(est, X, y)
+    with pytest.raises(ValueError):
+        getattr(est, method)(X[:, :2])
+    with pytest.raises(ValueError):
+        getattr(est, method)(np.where(np.arange(X.size).reshape(X.shape) == 4, np.nan, X))
+
+
+@pytest.mark.parametrize("estimator", INSTANCES, ids=_ids(INSTANCES))
+def test_fit_does_not_mutate_params_and_is_deterministic(estimator):
+    est = clone(estimator)
+    if "random_state" in est.get_params():
+        est.set_params(random_state=0)
+    before = repr(est.get_params(deep=False))
+    X, y = _data(est)
+    _fit(est, X, y)
+    assert repr(est.get_params(deep=False)) == before
+    method = "predict" if hasattr(est, "predict") else "transform"
+    out1 = getattr(est, method)(X)
+    out2 = getattr(_fit(clone(est), X, y), method)(X)
+    np.testing.assert_allclose(out1, out2, rtol=1e-7, atol=1e-9)
+    if is_outlier_detector(est):
+        assert set(np.unique(out1)) <= {-1, 1}
