@@ -22,8 +22,9 @@ def all_estimators(type_filter: str | None = None) -> list[tuple[str, type]]:
     >>> all(isinstance(name, str) for name, _ in all_estimators())
     True
     """
-    import kernelkit
     from sklearn.base import ClassifierMixin, OutlierMixin, RegressorMixin, TransformerMixin
+
+    import kernelkit
 
     mixins = {
         "classifier": ClassifierMixin,
