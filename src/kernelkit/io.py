@@ -1,0 +1,837 @@
+"""Save and load fitted models without pickle: ``kernelkit.save`` / ``kernelkit.load``.
+
+File format (``format_version`` 1)
+----------------------------------
+A model file is a ZIP archive with exactly these members:
+
+``manifest.json``
+    A UTF-8 JSON object::
+
+        {
+          "format": "kernelkit-model",
+          "format_version": 1,
+          "library_version": "0.1.0",        # kernelkit that wrote the file
+          "class": "KernelRidge",            # class name (for people; see "estimator")
+          "kernel": "RBF(length_scale=2.0)", # kernel spec of kernel_ / kernel, or null
+          "estimator": {...},                # the object tree, encoded as below
+          "arrays": {"arrays/00000.npy": {"sha256": "...", "dtype": "<f8", "shape": [50, 3]}},
+          "metadata": {...}                  # free JSON given to save(metadata=...)
+        }
+
+``arrays/NNNNN.npy``
+    One member per numpy array, written by ``numpy.save(..., allow_pickle=False)``; its
+    SHA-256, dtype and shape are listed in ``arrays``.
+
+The ZIP comment is ``kernelkit-model manifest-sha256=<hex>``, the SHA-256 of the
+``manifest.json`` bytes.
+
+The object tree is JSON in which ``null``, booleans, integers, strings, finite floats and
+lists stand for themselves and everything else is an object with a ``"$"`` tag:
+``float`` (nan/inf), ``tuple``, ``dict`` (``items``: key/value pairs, keys of any
+supported type), ``set``, ``scalar`` (a numpy scalar with its dtype), ``dtype``,
+``nptype``, ``array`` (a member; ``"object": true`` for an object array of strings, stored
+as a unicode array), ``objarray`` (a small object array, element by element),
+``generator`` / ``randomstate`` (numpy random state), ``estimator`` (a class with
+``get_params``: constructor ``params`` plus ``state``, the other entries of ``vars()``:
+fitted attributes ending in ``_`` and the private attributes used to predict) and
+``object`` (another kernelkit class, restored from ``state`` without calling
+``__init__``). Classes are named ``"module:QualName"``.
+
+Safety
+------
+:func:`load` never unpickles (``allow_pickle=False`` everywhere) and only instantiates
+classes defined in kernelkit, the scikit-learn Gaussian-process kernels, and the few
+scikit-learn classes listed in ``SKLEARN_ALLOWED``. It verifies every checksum and refuses,
+with a :class:`FormatError`, a file that is truncated, not a ZIP, a foreign ZIP, written by
+a newer format version, or that has an extra, missing or altered member. Checksums detect
+corruption and edits; they are not a signature (someone who rewrites the manifest can
+recompute them), but a file can never make ``load`` run code that is not in kernelkit.
+
+:func:`save` writes to a temporary file and renames it, so a failed save leaves nothing
+behind. Objects that cannot be stored without pickle (functions, lambdas, open files,
+classes from outside kernelkit) raise a :class:`SerializationError` naming the attribute.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib
+import inspect
+import io
+import json
+import math
+import numbers
+import os
+import re
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "save",
+    "load",
+    "read_manifest",
+    "kernel_spec",
+    "parse_spec",
+    "FormatError",
+    "SerializationError",
+    "FORMAT_VERSION",
+]
+
+FORMAT = "kernelkit-model"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+_COMMENT = re.compile(rb"^kernelkit-model manifest-sha256=([0-9a-f]{64})$")
+
+# scikit-learn classes that may appear inside a kernelkit model (plain data only).
+SKLEARN_ALLOWED = frozenset(
+    {
+        "sklearn.preprocessing:StandardScaler",
+        "sklearn.preprocessing:MinMaxScaler",
+        "sklearn.preprocessing:LabelEncoder",
+        "sklearn.preprocessing:LabelBinarizer",
+        "sklearn.pipeline:Pipeline",
+    }
+)
+_SKLEARN_GP_KERNELS = "sklearn.gaussian_process.kernels"
+_BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
+
+
+class FormatError(ValueError):
+    """A file that is not a valid kernelkit model file (or one this version cannot read)."""
+
+
+class SerializationError(ValueError):
+    """An object that cannot be stored without pickle; the message names the attribute."""
+
+
+# ---------------------------------------------------------------------------- classes
+def _class_name(cls: type, path: str) -> str:
+    """``module:QualName`` of a class that :func:`load` will accept, else raise."""
+    module, qual = cls.__module__, cls.__qualname__
+    if "<locals>" in qual:
+        raise SerializationError(
+            f"Cannot save {path}: {cls.__name__} is defined inside a function; "
+            "define it at module level in kernelkit."
+        )
+    if module == "kernelkit" or module.startswith("kernelkit."):
+        return f"{module}:{qual}"
+    if module.startswith(_SKLEARN_GP_KERNELS) and _sklearn_gp_kernel_class(qual) is cls:
+        return f"{_SKLEARN_GP_KERNELS}:{qual}"
+    for name in SKLEARN_ALLOWED:
+        mod, _, attr = name.partition(":")
+        if attr == qual and getattr(importlib.import_module(mod), attr, None) is cls:
+            return name
+    raise SerializationError(
+        f"Cannot save {path}: {module}.{qual} is not a kernelkit class (only kernelkit "
+        "classes and a few plain-data scikit-learn classes can be stored without pickle)."
+    )
+
+
+def _sklearn_gp_kernel_class(qual: str):
+    mod = importlib.import_module(_SKLEARN_GP_KERNELS)
+    from sklearn.gaussian_process.kernels import Kernel as SkKernel
+
+    obj = getattr(mod, qual, None) if qual.isidentifier() else None
+    return obj if isinstance(obj, type) and issubclass(obj, SkKernel) else None
+
+
+def _storable_class(cls: type) -> bool:
+    try:
+        _class_name(cls, "")
+    except SerializationError:
+        return False
+    return True
+
+
+def _resolve_class(name: Any, what: str) -> type:
+    """The class for ``module:QualName`` if it is allowed; FormatError otherwise."""
+    if not isinstance(name, str) or name.count(":") != 1:
+        raise FormatError(f"Invalid class name {name!r} in {what}.")
+    module, qual = name.split(":")
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", module) or not (
+        re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", qual)
+    ):
+        raise FormatError(f"Invalid class name {name!r} in {what}.")
+    cls = None
+    if module == "kernelkit" or module.startswith("kernelkit."):
+        try:
+            obj: Any = importlib.import_module(module)
+            for part in qual.split("."):
+                obj = getattr(obj, part)
+        except (ImportError, AttributeError):
+            raise FormatError(
+                f"The model file needs {module}.{qual}, which this kernelkit does not have "
+                "(was the file written by a newer kernelkit?)."
+            ) from None
+        if isinstance(obj, type) and obj.__module__ == module:
+            cls = obj
+    elif module == _SKLEARN_GP_KERNELS:
+        cls = _sklearn_gp_kernel_class(qual)
+    elif name in SKLEARN_ALLOWED:
+        cls = getattr(importlib.import_module(module), qual, None)
+    if not isinstance(cls, type):
+        raise FormatError(
+            f"Refusing to load class {module}.{qual} ({what}): only kernelkit classes "
+            "can be loaded."
+        )
+    return cls
+
+
+# --------------------------------------------------------------------------- encoding
+class _Writer:
+    """Encodes an object tree to JSON-able data, collecting arrays as .npy members."""
+
+    def __init__(self):
+        self.members: dict[str, bytes] = {}
+        self.arrays: dict[str, dict] = {}
+        self._by_id: dict[int, str] = {}
+        self._active: set[int] = set()
+
+    def array(self, a: np.ndarray, path: str) -> dict:
+        key = id(a)
+        if key in self._by_id:  # the same array object twice: store it once
+            return {"$": "array", "member": self._by_id[key]}
+        out: dict[str, Any] = {"$": "array"}
+        data = a
+        if a.dtype == object:
+            if not all(isinstance(v, str) for v in a.flat) or a.size == 0:
+                return {
+                    "$": "objarray",
+                    "shape": list(a.shape),
+                    "items": [self.encode(v, f"{path}[{i}]") for i, v in enumerate(a.flat)],
+                }
+            data = a.astype(str)
+            out["object"] = True
+        if data.dtype.hasobject:
+            raise SerializationError(f"Cannot save {path}: array dtype {a.dtype} holds objects.")
+        buf = io.BytesIO()
+        try:
+            np.save(buf, data, allow_pickle=False)
+        except ValueError as exc:  # pragma: no cover - exotic dtypes
+            raise SerializationError(f"Cannot save {path}: {exc}") from None
+        name = f"arrays/{len(self.members):05d}.npy"
+        raw = buf.getvalue()
+        self.members[name] = raw
+        self.arrays[name] = {
+            "sha256": hashlib.sha256(raw).hexdigest(),
+            "dtype": data.dtype.str,
+            "shape": list(data.shape),
+        }
+        self._by_id[key] = name
+        out["member"] = name
+        return out
+
+    def encode(self, obj: Any, path: str) -> Any:
+        if obj is None or type(obj) in (bool, int, str):
+            return obj
+        if type(obj) is float:
+            return obj if math.isfinite(obj) else {"$": "float", "value": repr(obj)}
+        if type(obj) is complex:
+            return {"$": "complex", "value": [self.encode(obj.real, path),
+                                              self.encode(obj.imag, path)]}
+        if isinstance(obj, np.ndarray):
+            return self.array(obj, path)
+        if isinstance(obj, np.generic):
+            return self.scalar(obj, path)
+        if isinstance(obj, np.dtype):
+            if obj.fields is not None or obj.hasobject:
+                raise SerializationError(f"Cannot save {path}: structured dtype {obj}.")
+            return {"$": "dtype", "value": obj.str}
+        if isinstance(obj, type) and issubclass(obj, np.generic):
+            return {"$": "nptype", "value": np.dtype(obj).str}
+        if isinstance(obj, np.random.Generator):
+            bg = obj.bit_generator
+            if type(bg).__name__ not in _BIT_GENERATORS:
+                raise SerializationError(f"Cannot save {path}: bit generator {type(bg)}.")
+            return {"$": "generator", "bit_generator": type(bg).__name__,
+                    "state": self.encode(bg.state, path + ".state")}
+        if isinstance(obj, np.random.RandomState):
+            return {"$": "randomstate", "state": self.encode(obj.get_state(legacy=False), path)}
+        key = id(obj)
+        if key in self._active:
+            raise SerializationError(f"Cannot save {path}: it refers back to itself (a cycle).")
+        self._active.add(key)
+        try:
+            return self._container(obj, path)
+        finally:
+            self._active.discard(key)
+
+    def scalar(self, obj: np.generic, path: str) -> dict:
+        kind = obj.dtype.kind
+        if kind == "b":
+            value: Any = bool(obj)
+        elif kind in "iu":
+            value = int(obj)
+        elif kind == "f":
+            value = self.encode(float(obj), path)
+        elif kind == "c":
+            value = [self.encode(float(obj.real), path), self.encode(float(obj.imag), path)]
+        elif kind in "US":
+            return {"$": "scalar", "dtype": obj.dtype.str, "array": self.array(np.asarray(obj),
+                                                                            path)}
+        else:
+            raise SerializationError(f"Cannot save {path}: numpy scalar of dtype {obj.dtype}.")
+        return {"$": "scalar", "dtype": obj.dtype.str, "value": value}
+
+    def _container(self, obj: Any, path: str) -> Any:
+        t = type(obj)
+        if t is list:
+            return [self.encode(v, f"{path}[{i}]") for i, v in enumerate(obj)]
+        if t is tuple:
+            return {"$": "tuple", "items": [self.encode(v, f"{path}[{i}]")
+                                            for i, v in enumerate(obj)]}
+        if t in (set, frozenset):
+            return {"$": t.__name__, "items": [self.encode(v, f"{path}{{}}") for v in obj]}
+        if t is dict:
+            return {"$": "dict", "items": [
+                [self.encode(k, f"{path} key"), self.encode(v, f"{path}[{k!r}]")]
+                for k, v in obj.items()
+            ]}
+        if inspect.isclass(obj) or inspect.isroutine(obj) or isinstance(obj, functools.partial) or (
+            callable(obj) and not _storable_class(t)
+        ):
+            if inspect.isclass(obj):
+                what = f"a class ({obj.__qualname__})"
+            elif getattr(obj, "__name__", "") == "<lambda>":
+                what = "a lambda"
+            else:
+                what = f"a function ({getattr(obj, '__qualname__', type(obj).__name__)})"
+            raise SerializationError(
+                f"Cannot save {path}: it is {what}, which cannot be stored without pickle. "
+                "Use a built-in kernel/loss/weak learner or pass precomputed features."
+            )
+        if hasattr(obj, "get_params") and hasattr(obj, "__dict__"):
+            return self.estimator(obj, path)
+        if isinstance(obj, tuple) and hasattr(t, "_fields"):
+            name = _class_name(t, path)
+            return {"$": "namedtuple", "class": name,
+                    "items": [self.encode(v, f"{path}.{f}") for v, f in zip(obj, t._fields)]}
+        if hasattr(obj, "__dict__") and not isinstance(obj, (type, io.IOBase)):
+            name = _class_name(t, path)
+            if hasattr(t, "__slots__"):
+                raise SerializationError(f"Cannot save {path}: {t.__name__} uses __slots__.")
+            return {"$": "object", "class": name, "state": self._state(vars(obj), (), path)}
+        raise SerializationError(
+            f"Cannot save {path}: objects of type {t.__module__}.{t.__qualname__} cannot be "
+            "stored without pickle."
+        )
+
+    def estimator(self, est: Any, path: str) -> dict:
+        name = _class_name(type(est), path)
+        params = est.get_params(deep=False)
+        return {
+            "$": "estimator",
+            "class": name,
+            "params": {k: self.encode(v, f"{path}.{k}") for k, v in params.items()},
+            "state": self._state(vars(est), params, path),
+        }
+
+    def _state(self, attrs: dict, exclude, path: str) -> dict:
+        out = {}
+        for k, v in attrs.items():
+            if k in exclude:
+                continue
+            if not isinstance(k, str):  # pragma: no cover
+                raise SerializationError(f"Cannot save {path}: attribute name {k!r}.")
+            out[k] = self.encode(v, f"{path}.{k}")
+        return out
+
+
+# --------------------------------------------------------------------------- decoding
+class _Reader:
+    def __init__(self, zf: zipfile.ZipFile, arrays: dict):
+        self.zf = zf
+        self.arrays = arrays
+        self._loaded: dict[str, np.ndarray] = {}
+
+    def array(self, name: Any) -> np.ndarray:
+        if name in self._loaded:
+            return self._loaded[name]
+        if not isinstance(name, str) or name not in self.arrays:
+            raise FormatError(f"The object tree refers to an unlisted array member {name!r}.")
+        raw = self.zf.read(name)
+        info = self.arrays[name]
+        if hashlib.sha256(raw).hexdigest() != info.get("sha256"):
+            raise FormatError(f"Member {name} was altered or corrupted (SHA-256 mismatch).")
+        try:
+            a = np.load(io.BytesIO(raw), allow_pickle=False)
+        except ValueError as exc:
+            raise FormatError(f"Member {name} is not a plain .npy array: {exc}") from None
+        if a.dtype.str != info.get("dtype") or list(a.shape) != info.get("shape"):
+            raise FormatError(f"Member {name} does not match its dtype/shape in the manifest.")
+        self._loaded[name] = a
+        return a
+
+    def decode(self, node: Any) -> Any:
+        if node is None or isinstance(node, (bool, int, float, str)):
+            return node
+        if isinstance(node, list):
+            return [self.decode(v) for v in node]
+        if not isinstance(node, dict) or "$" not in node:
+            raise FormatError(f"Unexpected JSON value in the object tree: {str(node)[:80]}")
+        tag = node["$"]
+        handler = getattr(self, "_" + tag, None) if isinstance(tag, str) else None
+        if handler is None or not tag.isidentifier():
+            raise FormatError(f"Unknown tag {tag!r} in the object tree (newer format?).")
+        try:
+            return handler(node)
+        except FormatError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise FormatError(f"Malformed {tag!r} entry in the object tree: {exc}") from None
+
+    def _complex(self, node):
+        return complex(self.decode(node["value"][0]), self.decode(node["value"][1]))
+
+    def _float(self, node):
+        value = node["value"]
+        if value not in ("nan", "inf", "-inf"):
+            raise FormatError(f"Bad float value {value!r}.")
+        return float(value)
+
+    def _tuple(self, node):
+        return tuple(self.decode(v) for v in node["items"])
+
+    def _set(self, node):
+        return {self.decode(v) for v in node["items"]}
+
+    def _frozenset(self, node):
+        return frozenset(self.decode(v) for v in node["items"])
+
+    def _dict(self, node):
+        return {self.decode(k): self.decode(v) for k, v in node["items"]}
+
+    def _dtype(self, node):
+        return _safe_dtype(node["value"])
+
+    def _nptype(self, node):
+        return _safe_dtype(node["value"]).type
+
+    def _scalar(self, node):
+        dtype = _safe_dtype(node["dtype"])
+        if "array" in node:
+            return self.decode(node["array"])[()]
+        value = node["value"]
+        if dtype.kind == "c":
+            return dtype.type(complex(self.decode(value[0]), self.decode(value[1])))
+        return dtype.type(self.decode(value))
+
+    def _array(self, node):
+        a = self.array(node["member"])
+        if node.get("object"):
+            if a.dtype.kind != "U":
+                raise FormatError("An object array member must be stored as unicode.")
+            a = a.astype(object)
+        return a
+
+    def _objarray(self, node):
+        items = [self.decode(v) for v in node["items"]]
+        out = np.empty(len(items), dtype=object)
+        for i, v in enumerate(items):
+            out[i] = v
+        return out.reshape(tuple(node["shape"]))
+
+    def _generator(self, node):
+        name = node["bit_generator"]
+        if name not in _BIT_GENERATORS:
+            raise FormatError(f"Unknown bit generator {name!r}.")
+        bg = getattr(np.random, name)()
+        bg.state = self.decode(node["state"])
+        return np.random.Generator(bg)
+
+    def _randomstate(self, node):
+        rs = np.random.RandomState()
+        rs.set_state(self.decode(node["state"]))
+        return rs
+
+    def _estimator(self, node):
+        cls = _resolve_class(node["class"], "estimator")
+        if not hasattr(cls, "get_params"):
+            raise FormatError(f"{cls.__name__} is not an estimator or kernel.")
+        params = {str(k): self.decode(v) for k, v in node["params"].items()}
+        try:
+            obj = cls(**params)
+        except Exception as exc:  # noqa: BLE001 - any constructor failure is a bad file
+            raise FormatError(f"Cannot rebuild {cls.__name__} from its parameters: {exc}") from None
+        obj.__dict__.update({str(k): self.decode(v) for k, v in node["state"].items()})
+        return obj
+
+    def _object(self, node):
+        cls = _resolve_class(node["class"], "object")
+        if not cls.__module__.startswith("kernelkit"):
+            raise FormatError(f"Refusing to rebuild {cls.__name__} without its constructor.")
+        obj = cls.__new__(cls)
+        obj.__dict__.update({str(k): self.decode(v) for k, v in node["state"].items()})
+        return obj
+
+    def _namedtuple(self, node):
+        cls = _resolve_class(node["class"], "namedtuple")
+        if not (issubclass(cls, tuple) and hasattr(cls, "_fields")):
+            raise FormatError(f"{cls.__name__} is not a named tuple.")
+        return cls(*[self.decode(v) for v in node["items"]])
+
+
+def _safe_dtype(text: Any) -> np.dtype:
+    if not isinstance(text, str) or not re.fullmatch(r"[<>|=]?[biufcUSMm][0-9]*(\[[a-zA-Z0-9]+\])?",
+                                                     text):
+        raise FormatError(f"Unsupported dtype {text!r} in the manifest.")
+    return np.dtype(text)
+
+
+# ----------------------------------------------------------------------- kernel specs
+def _fmt_value(v: Any) -> str:
+    from .kernels import Kernel
+
+    if isinstance(v, Kernel):
+        return kernel_spec(v)
+    if isinstance(v, np.ndarray):
+        return repr(v.tolist())
+    if isinstance(v, np.generic):
+        return repr(v.item())
+    if isinstance(v, tuple):
+        return "(" + ", ".join(_fmt_value(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+    if isinstance(v, list):
+        return "[" + ", ".join(_fmt_value(x) for x in v) + "]"
+    if callable(v):
+        return f"<{getattr(v, '__qualname__', type(v).__name__)}>"
+    return repr(v)
+
+
+def kernel_spec(kernel: Any) -> str:
+    """A readable spec of a kernel, such as ``"2.0 * RBF(length_scale=0.5) + White()"``.
+
+    Kernelkit kernels print as ``ClassName(param=value, ...)`` with their non-default
+    parameters, sums and products as ``+`` and ``*``; :func:`parse_spec` reads the same
+    text back (for kernels built from literal parameters).
+
+    Examples
+    --------
+    >>> from kernelkit.io import kernel_spec
+    >>> from kernelkit.kernels import RBF, White
+    >>> kernel_spec(2.0 * RBF(length_scale=0.5) + White(0.1))
+    '2.0 * RBF(length_scale=0.5) + White(noise_level=0.1)'
+    """
+    from .kernels import Kernel, Product, Scale, Sum
+
+    if not isinstance(kernel, Kernel):
+        return _fmt_value(kernel)
+    if isinstance(kernel, Sum):
+        return f"{kernel_spec(kernel.k1)} + {kernel_spec(kernel.k2)}"
+
+    def factor(k):
+        s = kernel_spec(k)
+        return f"({s})" if isinstance(k, Sum) else s
+
+    if isinstance(kernel, Product):
+        return f"{factor(kernel.k1)} * {factor(kernel.k2)}"
+    default_bounds = inspect.signature(Scale).parameters["scale_bounds"].default
+    if isinstance(kernel, Scale) and kernel.scale_bounds == default_bounds:
+        return f"{_fmt_value(kernel.scale)} * {factor(kernel.kernel)}"
+    sig = inspect.signature(type(kernel))
+    parts = []
+    for name, value in kernel.get_params(deep=False).items():
+        p = sig.parameters.get(name)
+        default = p.default if p is not None else inspect.Parameter.empty
+        try:
+            same = default is not inspect.Parameter.empty and bool(
+                np.all(np.asarray(value == default)) and type(value) is type(default))
+        except Exception:  # noqa: BLE001 - uncomparable values are simply printed
+            same = False
+        if not same:
+            parts.append(f"{name}={_fmt_value(value)}")
+    return f"{type(kernel).__name__}({', '.join(parts)})"
+
+
+def _spec_names() -> dict[str, Any]:
+    from . import kernels
+
+    out = {}
+    for name in kernels.__all__:
+        obj = getattr(kernels, name)
+        if isinstance(obj, type) and issubclass(obj, kernels.Kernel) and obj is not kernels.Kernel:
+            out[name] = obj
+    return out
+
+
+def parse_spec(text: str, names: dict[str, Any] | None = None) -> Any:
+    """Build an object from a spec such as ``"RBF(length_scale=2.0) + White(0.1)"``.
+
+    The text is parsed with :mod:`ast` and *never evaluated*: only calls of the classes in
+    ``names`` (default: the kernelkit kernels) with literal or nested-spec arguments,
+    ``+``, ``*`` and numeric literals are allowed.
+
+    Parameters
+    ----------
+    text : str
+    names : dict of str to class, optional
+        The classes a spec may call.
+
+    Examples
+    --------
+    >>> from kernelkit.io import parse_spec
+    >>> k = parse_spec("2.0 * RBF(length_scale=0.5) + White(noise_level=0.1)")
+    >>> type(k).__name__, k.k1.scale, k.k1.kernel.length_scale
+    ('Sum', 2.0, 0.5)
+    """
+    import ast
+
+    names = _spec_names() if names is None else names
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        raise ValueError(f"cannot parse {text!r}: not a valid spec such as 'RBF(length_scale=2.0)'"
+                         ) from None
+
+    def ev(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str, bool,
+                                                                      type(None))):
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            v = ev(node.operand)
+            if isinstance(v, numbers.Real) and not isinstance(v, bool):
+                return -v if isinstance(node.op, ast.USub) else v
+        if isinstance(node, (ast.Tuple, ast.List)):
+            items = [ev(e) for e in node.elts]
+            return tuple(items) if isinstance(node, ast.Tuple) else items
+        if isinstance(node, ast.Name):
+            if node.id in names:
+                return names[node.id]()
+            if node.id in ("inf", "nan"):
+                return float(node.id)
+            raise ValueError(f"unknown name {node.id!r} in {text!r}; known: {', '.join(names)}")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id not in names:
+                raise ValueError(
+                    f"unknown class {node.func.id!r} in {text!r}; known: {', '.join(names)}")
+            if any(k.arg is None for k in node.keywords) or any(
+                    isinstance(a, ast.Starred) for a in node.args):
+                raise ValueError(f"* and ** arguments are not allowed in {text!r}")
+            args = [ev(a) for a in node.args]
+            kwargs = {k.arg: ev(k.value) for k in node.keywords}
+            try:
+                return names[node.func.id](*args, **kwargs)
+            except TypeError as exc:
+                raise ValueError(f"bad arguments for {node.func.id} in {text!r}: {exc}") from None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult)):
+            a, b = ev(node.left), ev(node.right)
+            if isinstance(a, (str, list, tuple)) or isinstance(b, (str, list, tuple)):
+                raise ValueError(f"+ and * combine kernels and numbers only, in {text!r}")
+            return a + b if isinstance(node.op, ast.Add) else a * b
+        raise ValueError(f"unsupported expression {ast.unparse(node)!r} in spec {text!r}")
+
+    return ev(tree.body)
+
+
+# ------------------------------------------------------------------------ save / load
+def _kernel_of(model: Any) -> str | None:
+    """Spec of the fitted kernel (``kernel_``), else of the ``kernel`` parameter."""
+    for attr in ("kernel_", "kernel"):
+        k = vars(model).get(attr)
+        if k is not None:
+            return kernel_spec(k)
+    return None
+
+
+def save(model: Any, path: str | os.PathLike, *, metadata: dict | None = None) -> Path:
+    """Save a kernelkit estimator (fitted or not) to ``path`` without pickle.
+
+    Parameters
+    ----------
+    model : kernelkit estimator
+    path : str or path-like
+        Destination; written atomically (a temporary file renamed on success).
+    metadata : dict, optional
+        Extra JSON-serializable information kept in the manifest (the ``kernelkit``
+        command stores the feature and target column names there).
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    SerializationError
+        If the model holds something that cannot be stored without pickle (the message
+        names the attribute). Nothing is written.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> import kernelkit
+    >>> from kernelkit.kernels import RBF
+    >>> path = os.path.join(tempfile.mkdtemp(), "k.kkm")
+    >>> _ = kernelkit.save(RBF(length_scale=2.0), path)
+    >>> kernelkit.load(path)
+    RBF(length_scale=2.0)
+    """
+    path = Path(path)
+    if not (hasattr(model, "get_params") and hasattr(model, "__dict__")):
+        raise SerializationError(
+            f"save expects a kernelkit estimator (with get_params); got {type(model).__name__}."
+        )
+    w = _Writer()
+    tree = w.estimator(model, type(model).__name__)
+    from . import __version__
+
+    manifest = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "library_version": __version__,
+        "class": type(model).__name__,
+        "kernel": _kernel_of(model),
+        "estimator": tree,
+        "arrays": w.arrays,
+        "metadata": metadata or {},
+    }
+    try:
+        text = json.dumps(manifest, indent=1, allow_nan=False, sort_keys=False)
+    except (TypeError, ValueError) as exc:
+        raise SerializationError(f"Cannot save: metadata is not plain JSON ({exc}).") from None
+    raw = text.encode("utf-8")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise FileNotFoundError(f"Cannot save to {path}: folder {folder} does not exist.")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED) as zf:
+            zf.comment = b"kernelkit-model manifest-sha256=" + hashlib.sha256(raw).hexdigest(
+            ).encode()
+            zf.writestr(MANIFEST, raw)
+            for name, data in w.members.items():
+                zf.writestr(name, data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def _open(path: str | os.PathLike) -> tuple[zipfile.ZipFile, dict]:
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"No such model file: {path}")
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, EOFError):
+        raise FormatError(
+            f"{path} is not a kernelkit model file (not a ZIP archive, or truncated)."
+        ) from None
+    try:
+        manifest = _check_manifest(zf, path)
+    except BaseException:
+        zf.close()
+        raise
+    return zf, manifest
+
+
+def _read_member(zf: zipfile.ZipFile, name: str, path) -> bytes:
+    try:
+        return zf.read(name)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        raise FormatError(f"{path}: member {name} is corrupted or truncated ({exc}).") from None
+
+
+def _check_manifest(zf: zipfile.ZipFile, path) -> dict:
+    names = zf.namelist()
+    if MANIFEST not in names:
+        raise FormatError(f"{path} is a ZIP archive but not a kernelkit model (no {MANIFEST}).")
+    raw = _read_member(zf, MANIFEST, path)
+    try:
+        manifest = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise FormatError(f"{path}: {MANIFEST} is not valid JSON (altered or corrupted).") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise FormatError(f"{path} is a ZIP archive but not a kernelkit model file.")
+    version = manifest.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise FormatError(f"{path}: invalid format_version {version!r}.")
+    if version > FORMAT_VERSION:
+        raise FormatError(
+            f"{path} uses model format version {version}, written by kernelkit "
+            f"{manifest.get('library_version', '?')}; this kernelkit reads format versions up "
+            f"to {FORMAT_VERSION}. Upgrade kernelkit to load it."
+        )
+    m = _COMMENT.match(zf.comment or b"")
+    if m is None or m.group(1).decode() != hashlib.sha256(raw).hexdigest():
+        raise FormatError(f"{path}: {MANIFEST} was altered or corrupted (SHA-256 mismatch).")
+    arrays = manifest.get("arrays")
+    if not isinstance(arrays, dict):
+        raise FormatError(f"{path}: manifest has no array table.")
+    if len(names) != len(set(names)):
+        raise FormatError(f"{path} has duplicate members (altered after saving).")
+    extra = sorted(set(names) - {MANIFEST} - set(arrays))
+    if extra:
+        raise FormatError(
+            f"{path} has unexpected member {extra[0]!r} (altered after saving); refusing to load."
+        )
+    missing = sorted(set(arrays) - set(names))
+    if missing:
+        raise FormatError(f"{path} lacks member {missing[0]!r} (truncated or altered).")
+    return manifest
+
+
+def read_manifest(path: str | os.PathLike, *, verify: bool = True) -> dict:
+    """The manifest of a model file, after checking the file (and, by default, every array).
+
+    Examples
+    --------
+    >>> import os, tempfile, kernelkit
+    >>> from kernelkit.kernels import RBF
+    >>> path = os.path.join(tempfile.mkdtemp(), "k.kkm")
+    >>> _ = kernelkit.save(RBF(), path)
+    >>> kernelkit.io.read_manifest(path)["class"]
+    'RBF'
+    """
+    zf, manifest = _open(path)
+    with zf:
+        if verify:
+            reader = _Reader(zf, manifest["arrays"])
+            for name in manifest["arrays"]:
+                try:
+                    reader.array(name)
+                except (zipfile.BadZipFile, OSError, EOFError) as exc:
+                    raise FormatError(f"{path}: member {name} is corrupted ({exc}).") from None
+    return manifest
+
+
+def load(path: str | os.PathLike) -> Any:
+    """Load a model written by :func:`save` (no pickle; kernelkit classes only).
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    FormatError
+        If the file is not a kernelkit model, is truncated, was altered (checksum
+        mismatch, extra or missing member), or uses a newer format version.
+
+    Examples
+    --------
+    >>> import os, tempfile, kernelkit
+    >>> from kernelkit.kernels import Matern
+    >>> path = os.path.join(tempfile.mkdtemp(), "k.kkm")
+    >>> _ = kernelkit.save(Matern(nu=2.5), path)
+    >>> kernelkit.load(path)
+    Matern(nu=2.5)
+    """
+    zf, manifest = _open(path)
+    with zf:
+        reader = _Reader(zf, manifest["arrays"])
+        try:
+            for name in manifest["arrays"]:  # verify every checksum, even unused members
+                reader.array(name)
+            model = reader.decode(manifest.get("estimator"))
+        except (zipfile.BadZipFile, OSError, EOFError) as exc:
+            raise FormatError(f"{path}: a member is corrupted or truncated ({exc}).") from None
+        except RecursionError:
+            raise FormatError(f"{path}: the object tree is nested too deeply.") from None
+    if not hasattr(model, "get_params"):
+        raise FormatError(f"{path} does not contain an estimator.")
+    return model
+

@@ -1,0 +1,391 @@
+"""kernelkit.save / kernelkit.load: round trips, and refusal of tampered or foreign files."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+import kernelkit
+from kernelkit.io import (
+    FORMAT_VERSION,
+    FormatError,
+    SerializationError,
+    kernel_spec,
+    load,
+    parse_spec,
+    read_manifest,
+    save,
+)
+from kernelkit.kernels import (
+    RBF,
+    Constant,
+    ExpSineSquared,
+    FeatureMap,
+    JointKernel,
+    Laplacian,
+    Linear,
+    Matern,
+    Pairwise,
+    Polynomial,
+    RationalQuadratic,
+    SklearnKernel,
+    White,
+)
+
+
+def _rich_state():
+    rng = np.random.default_rng(1)
+    return {
+        "coef_": rng.normal(size=(5, 3)),
+        "f32_": rng.normal(size=4).astype(np.float32),
+        "ints_": np.arange(6, dtype=np.int32).reshape(2, 3),
+        "mask_": np.array([True, False]),
+        "classes_": np.array(["a", "b", "c"], dtype=object),
+        "mixed_": np.array([1, "x", None], dtype=object),
+        "labels_": np.array(["cat", "dog"]),
+        "scalar_": np.float64(0.1) + np.float64(0.2),
+        "count_": np.int64(7),
+        "flag_": np.bool_(True),
+        "c_": 1 + 2j,
+        "nan_": float("nan"),
+        "inf_": -np.inf,
+        "history_": [1.0, 0.5, 0.25],
+        "pair_": (1, "two", None),
+        "table_": {1: "one", "two": 2.0, (3, 4): [5]},
+        "set_": {1, 2},
+        "dtype_": np.dtype(np.float32),
+        "nptype_": np.float32,
+        "rng_": np.random.default_rng(5),
+        "rs_": np.random.RandomState(3),
+        "kernel_": 2.0 * RBF(length_scale=np.array([1.0, 2.0])) + White(0.1),
+        "n_iter_": 12,
+        "_private": "kept",
+    }
+
+
+def _assert_same(a, b):
+    assert type(a) is type(b), (type(a), type(b))
+    if isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        if a.dtype == object:
+            assert a.tolist() == b.tolist()
+        else:
+            np.testing.assert_array_equal(a, b)
+    elif isinstance(a, float) and np.isnan(a):
+        assert np.isnan(b)
+    elif isinstance(a, np.random.Generator):
+        assert a.bit_generator.state == b.bit_generator.state
+    elif isinstance(a, np.random.RandomState):
+        assert a.randint(1000) == b.randint(1000)
+    elif isinstance(a, kernelkit.kernels.Kernel):
+        assert kernel_spec(a) == kernel_spec(b)
+    else:
+        assert a == b
+
+
+def test_round_trip_of_every_supported_value(tmp_path):
+    k = Matern(length_scale=0.7, nu=2.5)
+    state = _rich_state()
+    vars(k).update(state)
+    path = save(k, tmp_path / "m.kkm")
+    k2 = load(path)
+    assert type(k2) is Matern and k2.nu == 2.5 and k2.length_scale == 0.7
+    for name, value in state.items():
+        _assert_same(value, getattr(k2, name))
+    # identical draws from the restored generator
+    np.testing.assert_array_equal(
+        np.random.default_rng(5).normal(size=3), k2.rng_.normal(size=3)
+    )
+
+
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        Linear(),
+        Polynomial(degree=2, gamma=0.5, coef0=0.0),
+        RBF(length_scale=[1.0, 3.0]),
+        Laplacian(2.0),
+        Matern(nu=0.5),
+        RationalQuadratic(alpha=2.0),
+        ExpSineSquared(periodicity=3.0),
+        Constant(2.0) * RBF() + White(0.2, noise_level_bounds="fixed"),
+        JointKernel(RBF(), Linear()),
+        Pairwise("cosine"),
+    ],
+    ids=lambda k: type(k).__name__,
+)
+def test_kernels_round_trip_with_identical_values(tmp_path, kernel):
+    X = np.random.default_rng(0).normal(size=(6, 2))
+    k2 = load(save(kernel, tmp_path / "k.kkm"))
+    assert kernel_spec(k2) == kernel_spec(kernel)
+    if not isinstance(kernel, JointKernel):
+        np.testing.assert_array_equal(kernel(X), k2(X))
+
+
+def test_sklearn_gp_kernel_inside(tmp_path):
+    from sklearn.gaussian_process.kernels import RBF as SkRBF
+    from sklearn.gaussian_process.kernels import WhiteKernel
+
+    k = SklearnKernel(SkRBF(1.5) + WhiteKernel(0.1))
+    k2 = load(save(k, tmp_path / "k.kkm"))
+    X = np.linspace(0, 1, 5)[:, None]
+    np.testing.assert_array_equal(k(X), k2(X))
+
+
+def test_shared_arrays_stored_once(tmp_path):
+    k = RBF()
+    a = np.arange(10.0)
+    k.a_, k.b_ = a, a
+    path = save(k, tmp_path / "k.kkm")
+    assert len(read_manifest(path)["arrays"]) == 1
+    k2 = load(path)
+    assert k2.a_ is k2.b_
+
+
+def test_fitted_estimator_round_trip(tmp_path):
+    KernelRidge = pytest.importorskip("kernelkit.kernel_ridge.kernel_ridge").KernelRidge
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 3)), rng.normal(size=30)
+    model = KernelRidge(alpha=0.1, kernel=RBF(length_scale=1.5)).fit(X, y)
+    path = save(model, tmp_path / "krr.kkm", metadata={"features": ["a", "b", "c"]})
+    m2 = kernelkit.load(path)
+    np.testing.assert_array_equal(model.predict(X), m2.predict(X))
+    man = read_manifest(path)
+    assert man["class"] == "KernelRidge" and man["format_version"] == FORMAT_VERSION
+    assert man["kernel"].startswith("RBF(") and man["metadata"] == {"features": ["a", "b", "c"]}
+    assert man["library_version"] == kernelkit.__version__
+    for info in man["arrays"].values():
+        assert len(info["sha256"]) == 64
+
+
+# ------------------------------------------------------------------- refused at save
+def test_lambda_is_refused_naming_the_attribute(tmp_path):
+    k = FeatureMap(lambda X: X)
+    with pytest.raises(SerializationError, match=r"FeatureMap\.func.*lambda"):
+        save(k, tmp_path / "k.kkm")
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_function_and_foreign_object_refused(tmp_path):
+    k = RBF()
+    k.helper_ = np.sum
+    with pytest.raises(SerializationError, match=r"RBF\.helper_.*function"):
+        save(k, tmp_path / "k.kkm")
+    k = RBF()
+    k.stuff_ = {"x": zipfile.ZipInfo("a")}
+    with pytest.raises(SerializationError, match=r"stuff_\['x'\].*cannot be stored"):
+        save(k, tmp_path / "k.kkm")
+    import argparse
+
+    k = RBF()
+    k.ns_ = [argparse.Namespace(a=1)]
+    with pytest.raises(SerializationError, match=r"ns_\[0\].*not a kernelkit class"):
+        save(k, tmp_path / "k.kkm")
+    k = RBF()
+    k.loop_ = [1]
+    k.loop_.append(k.loop_)
+    with pytest.raises(SerializationError, match="cycle"):
+        save(k, tmp_path / "k.kkm")
+    with pytest.raises(SerializationError, match="get_params"):
+        save(np.zeros(3), tmp_path / "k.kkm")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_failed_save_keeps_existing_file(tmp_path):
+    path = save(RBF(2.0), tmp_path / "k.kkm")
+    before = path.read_bytes()
+    with pytest.raises(SerializationError):
+        save(FeatureMap(lambda X: X), path)
+    assert path.read_bytes() == before and len(list(tmp_path.iterdir())) == 1
+
+
+# ------------------------------------------------------------------- refused at load
+@pytest.fixture
+def saved(tmp_path):
+    k = RBF(1.0)
+    k.coef_ = np.arange(5.0)
+    k.other_ = np.ones((2, 2))
+    return save(k, tmp_path / "m.kkm")
+
+
+def _rewrite(src, dst, *, change=None, extra=None, drop=None, comment=None):
+    """Copy a model zip member by member, editing on the way."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        zout.comment = zin.comment if comment is None else comment
+        for info in zin.infolist():
+            if info.filename == drop:
+                continue
+            data = zin.read(info.filename)
+            if change and info.filename in change:
+                data = change[info.filename](data)
+            zout.writestr(info.filename, data)
+        for name, data in (extra or {}).items():
+            zout.writestr(name, data)
+    return dst
+
+
+def _manifest(path):
+    with zipfile.ZipFile(path) as zf:
+        return json.loads(zf.read("manifest.json"))
+
+
+def _with_manifest(saved, dst, edit):
+    """A file whose manifest was edited and whose manifest checksum was recomputed."""
+    man = _manifest(saved)
+    edit(man)
+    raw = json.dumps(man).encode()
+    comment = b"kernelkit-model manifest-sha256=" + hashlib.sha256(raw).hexdigest().encode()
+    return _rewrite(saved, dst, change={"manifest.json": lambda _: raw}, comment=comment)
+
+
+def test_altered_array_member(saved, tmp_path):
+    member = sorted(_manifest(saved)["arrays"])[0]
+
+    def flip(data):
+        b = bytearray(data)
+        b[-1] ^= 0xFF
+        return bytes(b)
+
+    bad = _rewrite(saved, tmp_path / "bad.kkm", change={member: flip})
+    with pytest.raises(FormatError, match="SHA-256 mismatch"):
+        load(bad)
+
+
+def test_altered_manifest(saved, tmp_path):
+    bad = _rewrite(saved, tmp_path / "bad.kkm",
+                   change={"manifest.json": lambda d: d.replace(b"1.0", b"9.0")})
+    with pytest.raises(FormatError, match="manifest.json was altered"):
+        load(bad)
+
+
+def test_extra_member(saved, tmp_path):
+    bad = _rewrite(saved, tmp_path / "bad.kkm", extra={"payload.pkl": b"\x80\x04."})
+    with pytest.raises(FormatError, match="unexpected member 'payload.pkl'"):
+        load(bad)
+
+
+def test_missing_member(saved, tmp_path):
+    member = sorted(_manifest(saved)["arrays"])[0]
+    bad = _rewrite(saved, tmp_path / "bad.kkm", drop=member)
+    with pytest.raises(FormatError, match="lacks member"):
+        load(bad)
+
+
+@pytest.mark.parametrize("keep", [0.5, 0.9, 0.99])
+def test_truncated(saved, tmp_path, keep):
+    data = saved.read_bytes()
+    bad = tmp_path / "bad.kkm"
+    bad.write_bytes(data[: int(len(data) * keep)])
+    with pytest.raises(FormatError):
+        load(bad)
+
+
+def test_newer_format_version(saved, tmp_path):
+    bad = _with_manifest(saved, tmp_path / "new.kkm",
+                         lambda m: m.update(format_version=FORMAT_VERSION + 1))
+    with pytest.raises(FormatError, match="newer|Upgrade kernelkit"):
+        load(bad)
+
+
+def test_foreign_files(tmp_path):
+    z = tmp_path / "foreign.zip"
+    with zipfile.ZipFile(z, "w") as zf:
+        zf.writestr("data.txt", "hello")
+    with pytest.raises(FormatError, match="not a kernelkit model"):
+        load(z)
+    z2 = tmp_path / "other.zip"
+    with zipfile.ZipFile(z2, "w") as zf:
+        zf.writestr("manifest.json", json.dumps({"format": "something-else"}))
+    with pytest.raises(FormatError, match="not a kernelkit model"):
+        load(z2)
+    txt = tmp_path / "model.kkm"
+    txt.write_text("not a zip")
+    with pytest.raises(FormatError, match="not a ZIP"):
+        load(txt)
+    with pytest.raises(FileNotFoundError):
+        load(tmp_path / "missing.kkm")
+
+
+def test_foreign_class_refused_even_with_valid_checksums(saved, tmp_path):
+    def to_os(man):
+        man["estimator"]["class"] = "os:system"
+
+    with pytest.raises(FormatError, match="only kernelkit classes"):
+        load(_with_manifest(saved, tmp_path / "a.kkm", to_os))
+
+    def reexport(man):  # a non-kernelkit class reached through a kernelkit module
+        man["estimator"]["class"] = "kernelkit.kernels.base:BaseEstimator"
+
+    with pytest.raises(FormatError, match="only kernelkit classes"):
+        load(_with_manifest(saved, tmp_path / "b.kkm", reexport))
+
+    def unknown_tag(man):
+        man["estimator"]["state"]["x_"] = {"$": "pickle", "data": "gASVAAAA"}
+
+    with pytest.raises(FormatError, match="Unknown tag"):
+        load(_with_manifest(saved, tmp_path / "c.kkm", unknown_tag))
+
+
+def test_object_array_member_never_unpickled(saved, tmp_path):
+    """An .npy holding a pickled object array is refused even with matching checksums."""
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    raw = buf.getvalue()
+    man = _manifest(saved)
+    member = sorted(man["arrays"])[0]
+    man["arrays"][member] = {"sha256": hashlib.sha256(raw).hexdigest(), "dtype": "|O",
+                             "shape": [1]}
+    text = json.dumps(man).encode()
+    comment = b"kernelkit-model manifest-sha256=" + hashlib.sha256(text).hexdigest().encode()
+    bad = _rewrite(saved, tmp_path / "bad.kkm",
+                   change={"manifest.json": lambda _: text, member: lambda _: raw},
+                   comment=comment)
+    with pytest.raises(FormatError, match="not a plain .npy"):
+        load(bad)
+
+
+# --------------------------------------------------------------------------- specs
+@pytest.mark.parametrize(
+    "text",
+    [
+        "RBF(length_scale=2.0)",
+        "RBF(2.0)",
+        "RBF",
+        "2.0 * RBF(length_scale=0.5) + White(noise_level=0.1)",
+        "(RBF() + Linear()) * Constant(value=3.0)",
+        "Matern(nu=2.5, length_scale=[1.0, 2.0])",
+        "Polynomial(degree=2, coef0=-1.0)",
+        "RBF(length_scale_bounds='fixed')",
+    ],
+)
+def test_parse_spec_round_trips(text):
+    k = parse_spec(text)
+    assert isinstance(k, kernelkit.kernels.Kernel)
+    assert kernel_spec(parse_spec(kernel_spec(k))) == kernel_spec(k)
+    X = np.random.default_rng(0).normal(size=(4, 2))
+    np.testing.assert_allclose(parse_spec(kernel_spec(k))(X), k(X))
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("__import__('os').system('true')", "unknown class|unsupported"),
+        ("RBF(length_scale=open('x'))", "unknown class"),
+        ("Foo()", "unknown class 'Foo'"),
+        ("RBF(**{'a': 1})", r"\*"),
+        ("RBF().__class__", "unsupported"),
+        ("RBF(", "cannot parse"),
+        ("RBF(nonsense=1)", "bad arguments"),
+        ("lambda: 1", "unsupported"),
+        ("'a' * 1000", "kernels and numbers"),
+    ],
+)
+def test_parse_spec_rejects_code(text, match):
+    with pytest.raises(ValueError, match=match):
+        parse_spec(text)
