@@ -1,0 +1,257 @@
+"""Numba kernels of the histogram weak learners and of the boosting weight update.
+
+All split searches read the binned codes ``codes[j, i]`` (uint8, one contiguous row per
+feature) and run in parallel over features (``prange``): every thread owns its feature's
+histogram, so there are no races. A round costs O(n·d) for the histograms plus
+O(d·bins·K) for the scans — no sort, no tree fit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+__all__ = [
+    "best_stump_binary",
+    "best_stump_multiclass",
+    "tree_level_histograms",
+    "tree_best_splits",
+    "tree_route",
+    "tree_predict_codes",
+    "tree_predict_raw",
+    "log_weight_update",
+]
+
+
+@njit(parallel=True, cache=True)
+def best_stump_binary(codes, n_bins, wy, w_neg):  # pragma: no cover - numba
+    """Best stump for y ∈ {±1}: minimum weighted error over features, bins and polarities.
+
+    ``wy = w·y``, ``w_neg = Σ_{y=−1} w``. With S(b) = Σ_{code<b} w·y, the stump that predicts
+    +1 on ``code ≥ b`` errs with ε₊(b) = W₋ + S(b); the opposite polarity with ε₋ = W − ε₊.
+    Returns (feature, bin, polarity, error); bin 0 is the constant stump.
+    """
+    d = codes.shape[0]
+    n = codes.shape[1]
+    W = 0.0
+    for i in range(n):
+        W += abs(wy[i])
+    errs = np.empty(d)
+    bins = np.empty(d, np.int64)
+    pols = np.empty(d, np.int64)
+    for j in prange(d):
+        nb = n_bins[j]
+        h = np.zeros(nb)
+        col = codes[j]
+        for i in range(n):  # histogram of w·y over the bins of feature j
+            h[col[i]] += wy[i]
+        s = 0.0
+        be = np.inf
+        bb = 0
+        bp = 1
+        for b in range(nb + 1):
+            e = w_neg + s  # ε₊(b)
+            if e < be:
+                be, bb, bp = e, b, 1
+            e2 = W - e  # ε₋(b)
+            if e2 < be:
+                be, bb, bp = e2, b, -1
+            if b < nb:
+                s += h[b]
+        errs[j], bins[j], pols[j] = be, bb, bp
+    jb = 0
+    for j in range(1, d):  # first minimum: deterministic ties
+        if errs[j] < errs[jb]:
+            jb = j
+    return jb, bins[jb], pols[jb], max(errs[jb], 0.0)
+
+
+@njit(parallel=True, cache=True)
+def best_stump_multiclass(codes, n_bins, y, w, n_classes):  # pragma: no cover - numba
+    """Best K-class stump: each side predicts its weighted-majority class.
+
+    ε(j, b) = W − max_k L_k(b) − max_k (T_k − L_k(b)), L_k(b) = Σ_{code<b, y=k} w.
+    Returns (feature, bin, left class, right class, error).
+    """
+    d = codes.shape[0]
+    n = codes.shape[1]
+    K = n_classes
+    T = np.zeros(K)
+    for i in range(n):
+        T[y[i]] += w[i]
+    W = T.sum()
+    errs = np.empty(d)
+    bins = np.empty(d, np.int64)
+    lefts = np.empty(d, np.int64)
+    rights = np.empty(d, np.int64)
+    for j in prange(d):
+        nb = n_bins[j]
+        h = np.zeros((nb, K))
+        col = codes[j]
+        for i in range(n):
+            h[col[i], y[i]] += w[i]
+        L = np.zeros(K)
+        be = np.inf
+        bb = 0
+        bl = 0
+        br = 0
+        for b in range(nb + 1):
+            kl = 0
+            kr = 0
+            for k in range(1, K):
+                if L[k] > L[kl]:
+                    kl = k
+                if T[k] - L[k] > T[kr] - L[kr]:
+                    kr = k
+            e = W - L[kl] - (T[kr] - L[kr])
+            if e < be:
+                be, bb, bl, br = e, b, kl, kr
+            if b < nb:
+                for k in range(K):
+                    L[k] += h[b, k]
+        errs[j], bins[j], lefts[j], rights[j] = be, bb, bl, br
+    jb = 0
+    for j in range(1, d):
+        if errs[j] < errs[jb]:
+            jb = j
+    return jb, bins[jb], lefts[jb], rights[jb], max(errs[jb], 0.0)
+
+
+@njit(parallel=True, cache=True)
+def tree_level_histograms(codes, y, w, node, n_nodes, max_bins, n_classes):  # pragma: no cover
+    """hist[m, j, b, k] = Σ w over samples in node m (of this level) with code b, class k."""
+    d = codes.shape[0]
+    n = codes.shape[1]
+    hist = np.zeros((n_nodes, d, max_bins, n_classes))
+    for j in prange(d):
+        col = codes[j]
+        for i in range(n):
+            m = node[i]
+            if m >= 0:
+                hist[m, j, col[i], y[i]] += w[i]
+    return hist
+
+
+@njit(cache=True)
+def _impurity(c, criterion):  # pragma: no cover - numba
+    """Weighted impurity W·i(node) of class weights ``c``: 0 gini, 1 entropy, 2 error."""
+    W = c.sum()
+    if W <= 0.0:
+        return 0.0
+    if criterion == 0:
+        s = 0.0
+        for k in range(c.shape[0]):
+            s += c[k] * c[k]
+        return W - s / W
+    if criterion == 1:
+        s = 0.0
+        for k in range(c.shape[0]):
+            if c[k] > 0.0:
+                s -= c[k] * np.log(c[k] / W)
+        return s
+    return W - c.max()
+
+
+@njit(parallel=True, cache=True)
+def tree_best_splits(hist, n_bins, criterion):  # pragma: no cover - numba
+    """Best split per node: (feature, bin, impurity decrease); feature −1 when none helps."""
+    n_nodes, d, _, K = hist.shape
+    feat = np.full(n_nodes, -1, np.int64)
+    bins = np.zeros(n_nodes, np.int64)
+    gain = np.zeros(n_nodes)
+    for m in prange(n_nodes):
+        tot = np.zeros(K)
+        for b in range(n_bins[0]):
+            for k in range(K):
+                tot[k] += hist[m, 0, b, k]
+        parent = _impurity(tot, criterion)
+        W = tot.sum()
+        best = parent - 1e-12 * max(W, 1e-300)  # a split must strictly decrease impurity
+        L = np.zeros(K)
+        R = np.zeros(K)
+        for j in range(d):
+            L[:] = 0.0
+            for b in range(1, n_bins[j]):
+                for k in range(K):
+                    L[k] += hist[m, j, b - 1, k]
+                wl = L.sum()
+                if wl <= 0.0 or wl >= W:
+                    continue
+                for k in range(K):
+                    R[k] = tot[k] - L[k]
+                if R.sum() <= 0.0:
+                    continue
+                v = _impurity(L, criterion) + _impurity(R, criterion)
+                if v < best:
+                    best = v
+                    feat[m] = j
+                    bins[m] = b
+        if feat[m] >= 0:
+            gain[m] = parent - best
+    return feat, bins, gain
+
+
+@njit(parallel=True, cache=True)
+def tree_route(codes, node, feat, bins):  # pragma: no cover - numba
+    """Send samples of this level to the next: child 2m + (code ≥ b), −1 where m is a leaf."""
+    n = node.shape[0]
+    out = np.empty(n, np.int64)
+    for i in prange(n):
+        m = node[i]
+        if m < 0 or feat[m] < 0:
+            out[i] = -1
+        else:
+            out[i] = 2 * m + (1 if codes[feat[m], i] >= bins[m] else 0)
+    return out
+
+
+@njit(parallel=True, cache=True)
+def tree_predict_codes(codes, feature, bin_, value):  # pragma: no cover - numba
+    """Leaf class index of every training sample (heap layout; feature −1 marks a leaf)."""
+    n = codes.shape[1]
+    out = np.empty(n, np.int64)
+    for i in prange(n):
+        g = 0
+        while feature[g] >= 0:
+            g = 2 * g + 1 + (1 if codes[feature[g], i] >= bin_[g] else 0)
+        out[i] = value[g]
+    return out
+
+
+@njit(parallel=True, cache=True)
+def tree_predict_raw(X, feature, threshold, value):  # pragma: no cover - numba
+    """Leaf class index of rows of X: go right when x_j ≥ θ."""
+    n = X.shape[0]
+    out = np.empty(n, np.int64)
+    for i in prange(n):
+        g = 0
+        while feature[g] >= 0:
+            g = 2 * g + 1 + (1 if X[i, feature[g]] >= threshold[g] else 0)
+        out[i] = value[g]
+    return out
+
+
+@njit(cache=True)
+def log_weight_update(log_d, wrong, alpha):  # pragma: no cover - numba
+    """log D_{t+1} = log D_t + α(1[wrong] − ½) − log Z_t, in place; returns (log Z_t, ε_t).
+
+    Z_t = Σ_i D_t(i) e^{α(1[wrong_i] − ½)} by log-sum-exp, so nothing under- or overflows.
+    """
+    n = log_d.shape[0]
+    mx = -np.inf
+    eps = 0.0
+    for i in range(n):
+        if wrong[i]:
+            eps += np.exp(log_d[i])
+            log_d[i] += 0.5 * alpha
+        else:
+            log_d[i] -= 0.5 * alpha
+        if log_d[i] > mx:
+            mx = log_d[i]
+    s = 0.0
+    for i in range(n):
+        s += np.exp(log_d[i] - mx)
+    log_z = mx + np.log(s)
+    for i in range(n):
+        log_d[i] -= log_z
+    return log_z, eps

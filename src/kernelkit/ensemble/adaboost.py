@@ -1,0 +1,395 @@
+"""AdaBoost exactly as in the notes, with log-space weights; SAMME for K > 2 classes."""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from scipy.special import softmax
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.model_selection import train_test_split
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import has_fit_parameter
+
+from .._progress import progress_bar
+from .._validation import (
+    FLOAT_DTYPES,
+    check_is_fitted,
+    check_positive,
+    check_sample_weight,
+    validate_data,
+)
+from ._stump_numba import log_weight_update
+from .weak import DecisionStump, DecisionTree, LinearThreshold
+
+__all__ = ["AdaBoost"]
+
+_NAMED = {"stump": DecisionStump, "tree": DecisionTree, "linear": LinearThreshold}
+_EPS_PERFECT = 1e-10  # ε used for the weight of a perfect weak learner
+
+
+class AdaBoost(ClassifierMixin, BaseEstimator):
+    """AdaBoost (discrete, the notes' algorithm) for two classes; SAMME for K > 2.
+
+    With labels y ∈ {±1} (``classes_[0] → −1``, ``classes_[1] → +1``) and D₁(i) = 1/n
+    (or the normalized ``sample_weight``), round t fits the weak learner h_t to D_t and sets
+
+    * ε_t = Σᵢ D_t(i)·1[h_t(xᵢ) ≠ yᵢ],
+    * α_t = ½ log((1 − ε_t)/ε_t)  (times ``learning_rate``),
+    * D_{t+1}(i) = D_t(i)·e^{−α_t yᵢ h_t(xᵢ)} / Z_t,  Z_t = Σᵢ D_t(i) e^{−α_t yᵢ h_t(xᵢ)}
+      (= 2√(ε_t(1 − ε_t)) at learning_rate 1),
+
+    and predicts sign F(x), F = Σ_t α_t h_t. The weights are kept as log D and normalized by
+    log-sum-exp every round, so thousands of rounds neither underflow nor overflow. The
+    training error of F_T is at most ∏_t Z_t (``training_error_bound_``).
+
+    K > 2 classes use SAMME: α_t = log((1 − ε_t)/ε_t) + log(K − 1) and
+    D_{t+1} ∝ D_t e^{α_t(1[h_t ≠ y] − ½)} (K = 2 gives back the rule above with α doubled);
+    Z_t is that update's normalizer, and the training error is again ≤ ∏ Z_t (a sample
+    is misclassified only if Σ_t α_t 1[h_t ≠ y] ≥ ½ Σ_t α_t).
+
+    Stopping: a round with ε_t = 0 keeps its (perfect) learner with the finite weight
+    α = Σ_{s<t} α_s + α(ε = 1e-10), so that it outvotes all earlier rounds, and stops
+    (``stop_reason_ = "perfect weak learner"``); a round with ε_t ≥ ½ (two classes; 1 − 1/K
+    for SAMME) is discarded and stops with a warning (an error if it is the first round).
+
+    Parameters
+    ----------
+    estimator : {"stump", "tree", "linear"}, a kernelkit weak learner or a classifier, \
+default="stump"
+        "stump" = :class:`~kernelkit.ensemble.DecisionStump`, "tree" =
+        :class:`~kernelkit.ensemble.DecisionTree` (depth 3), "linear" =
+        :class:`~kernelkit.ensemble.LinearThreshold`; kernelkit weak learners share their
+        per-fit preparation (binning) across rounds. Any other scikit-learn classifier
+        whose ``fit`` accepts ``sample_weight`` is cloned and refitted each round.
+    n_estimators : int, default=100
+        Maximum number of rounds T.
+    learning_rate : float, default=1.0
+        Shrinks every α_t.
+    algorithm : {"discrete", "SAMME"}, default="discrete"
+        "discrete": the notes' α_t = ½ log((1−ε)/ε) for two classes (SAMME for K > 2).
+        "SAMME": SAMME's α_t = log((1−ε)/ε) + log(K−1) also for two classes (α doubled;
+        identical weights D_t and predictions; ``estimator_weights_`` as scikit-learn's).
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the data (stratified) and stop when the held-out
+        error has not decreased for ``n_iter_no_change`` rounds; the ensemble is then cut
+        back to the round with the lowest held-out error.
+    validation_fraction : float, default=0.1
+    n_iter_no_change : int, default=10
+    random_state : int, RandomState or None
+        Used for the validation split and for base estimators with a ``random_state``.
+    verbose : int, default=0
+
+    Attributes
+    ----------
+    estimators_ : list of fitted weak learners
+    estimator_weights_ : ndarray of shape (n_estimators_,)
+        α_t.
+    estimator_errors_ : ndarray of shape (n_estimators_,)
+        ε_t.
+    Z_ : ndarray of shape (n_estimators_,)
+        Normalizers Z_t.
+    training_error_bound_ : ndarray of shape (n_estimators_,)
+        ∏_{s≤t} Z_s.
+    training_errors_ : ndarray of shape (n_estimators_,)
+        Training error of F_t (weighted by D₁, i.e. the plain error rate without
+        ``sample_weight``), never above ``training_error_bound_``.
+    validation_errors_ : ndarray (only with ``early_stopping``)
+    classes_ : ndarray of shape (K,)
+    n_classes_ : int
+    n_estimators_ : int
+    stop_reason_ : str
+        "n_estimators", "perfect weak learner", "weak learner no better than chance" or
+        "early stopping".
+    feature_importances_ : ndarray of shape (n_features,)
+        α-weighted mean of the weak learners' importances.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit import AdaBoost
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 2))
+    >>> y = np.where(X[:, 0] ** 2 + X[:, 1] ** 2 > 1.2, 1, -1)
+    >>> clf = AdaBoost(n_estimators=50).fit(X, y)
+    >>> bool(np.all(clf.training_errors_ <= clf.training_error_bound_ + 1e-12))
+    True
+    >>> clf.score(X, y) > 0.9
+    True
+    """
+
+    def __init__(self, estimator="stump", n_estimators: int = 100, learning_rate: float = 1.0,
+                 algorithm: str = "discrete", early_stopping: bool = False,
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 10,
+                 random_state=None, verbose: int = 0):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.algorithm = algorithm
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ checks
+    def _check_params(self):
+        for name in ("n_estimators", "n_iter_no_change"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+                raise ValueError(f"{name} must be an integer >= 1; got {v!r}.")
+        check_positive(self.learning_rate, "learning_rate")
+        if self.algorithm not in ("discrete", "SAMME"):
+            raise ValueError(f"algorithm must be 'discrete' or 'SAMME'; got {self.algorithm!r}.")
+        if self.early_stopping:
+            v = self.validation_fraction
+            if not isinstance(v, numbers.Real) or not 0 < v < 1:
+                raise ValueError(f"validation_fraction must lie in (0, 1); got {v!r}.")
+
+    def _base_estimator(self):
+        """(prototype, fast) — fast when it follows the kernelkit WeakLearner protocol."""
+        est = self.estimator
+        if isinstance(est, str):
+            if est not in _NAMED:
+                raise ValueError(f"estimator must be one of {sorted(_NAMED)}, a kernelkit weak "
+                                 f"learner or a classifier; got {est!r}.")
+            return _NAMED[est](), True
+        if not (hasattr(est, "fit") and hasattr(est, "predict")):
+            raise ValueError(f"estimator must have fit and predict; got {est!r}.")
+        if hasattr(est, "_boost_prepare") and hasattr(est, "_boost_fit"):
+            return clone(est), True
+        if not has_fit_parameter(est, "sample_weight"):
+            raise ValueError(
+                f"{type(est).__name__}.fit does not accept sample_weight, which AdaBoost needs "
+                "to reweight the sample; pass a classifier that does (e.g. "
+                "DecisionTreeClassifier) or one of 'stump', 'tree', 'linear'.")
+        return clone(est), False
+
+    # --------------------------------------------------------------------- fit
+    def fit(self, X, y, sample_weight=None):
+        """Boost for at most ``n_estimators`` rounds.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Initial distribution D₁ (normalized); uniform by default.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES)
+        check_classification_targets(y)
+        classes, y_idx = np.unique(y, return_inverse=True)
+        K = len(classes)
+        if K < 2:
+            raise ValueError(f"AdaBoost needs samples of at least two classes; got one class "
+                             f"({classes[0]!r}).")
+        sw = np.asarray(check_sample_weight(sample_weight, X), dtype=np.float64)
+        if not sw.sum() > 0:
+            raise ValueError("sample_weight must have a positive sum.")
+        base, fast = self._base_estimator()
+        rng = check_random_state(self.random_state)
+        self.classes_, self.n_classes_ = classes, K
+        Xv = yv = None
+        if self.early_stopping:
+            strat = y_idx if np.min(np.bincount(y_idx)) >= 2 else None
+            X, Xv, y_idx, yv, sw, _ = train_test_split(
+                X, y_idx, sw, test_size=self.validation_fraction, stratify=strat,
+                random_state=rng.randint(np.iinfo(np.int32).max))
+            if len(np.unique(y_idx)) < 2:
+                raise ValueError("the training part of the early-stopping split has one class; "
+                                 "lower validation_fraction or disable early_stopping.")
+            if not sw.sum() > 0:
+                raise ValueError("sample_weight of the training split sums to zero.")
+        self._boost(X, y_idx, sw, base, fast, rng, Xv, yv)
+        return self
+
+    def _boost(self, X, y_idx, sw, base, fast, rng, Xv, yv):
+        K, n = self.n_classes_, X.shape[0]
+        nu = float(self.learning_rate)
+        chance = 0.5 if K == 2 else 1.0 - 1.0 / K
+        d1 = sw / sw.sum()
+        with np.errstate(divide="ignore"):
+            log_d = np.log(d1)  # log D₁ (−inf for zero weights)
+        ctx = base._boost_prepare(X, y_idx, self.classes_) if fast else None
+        G = np.zeros((n, K))  # G_k(x) = Σ_t α_t^{SAMME} 1[h_t(x) = k]
+        Gv = None if Xv is None else np.zeros((Xv.shape[0], K))
+        ests, alphas, errs, log_z, train_err, val_err = [], [], [], [], [], []
+        best_val, best_t, reason = np.inf, 0, "n_estimators"
+        rows = np.arange(n)
+        with progress_bar(self.verbose, self.n_estimators, "AdaBoost") as bar:
+            for t in range(self.n_estimators):
+                w = np.exp(log_d)  # D_t
+                if fast:
+                    est, pred = base._boost_fit(ctx, w)
+                else:
+                    est = clone(base)
+                    if "random_state" in est.get_params():
+                        est.set_params(random_state=rng.randint(np.iinfo(np.int32).max))
+                    est.fit(X, self.classes_[y_idx], sample_weight=w)
+                    pred = self._index_of(est.predict(X))
+                wrong = pred != y_idx
+                eps = float(np.dot(w, wrong))  # ε_t = Σ D_t(i) 1[h_t(x_i) ≠ y_i]
+                if eps >= chance:
+                    if t == 0:
+                        raise ValueError(
+                            f"the first weak learner is no better than chance (ε = {eps:.4g} "
+                            f">= {chance:.4g}); use a stronger estimator.")
+                    warnings.warn(f"AdaBoost stopped at round {t + 1}: the weak learner's "
+                                  f"weighted error {eps:.4g} is no better than chance.",
+                                  UserWarning, stacklevel=3)
+                    reason = "weak learner no better than chance"
+                    break
+                perfect = eps <= 0.0
+                e = _EPS_PERFECT if perfect else eps
+                # SAMME: α = ν(log((1−ε)/ε) + log(K−1)); for K = 2 twice the notes' α_t
+                a = nu * (np.log((1.0 - e) / e) + np.log(K - 1.0))
+                if perfect:
+                    a += float(np.sum(alphas))  # outvote every earlier round
+                lz, _ = log_weight_update(log_d, wrong, a)
+                ests.append(est)
+                alphas.append(a)
+                errs.append(eps)
+                log_z.append(lz)
+                G[rows, pred] += a
+                train_err.append(float(np.dot(d1, np.argmax(G, axis=1) != y_idx)))
+                bar.update()
+                if Gv is not None:
+                    Gv[np.arange(Gv.shape[0]), self._predict_index(est, Xv)] += a
+                    ve = float(np.mean(np.argmax(Gv, axis=1) != yv))
+                    val_err.append(ve)
+                    if ve < best_val:
+                        best_val, best_t = ve, t
+                    elif t - best_t >= self.n_iter_no_change:
+                        reason = "early stopping"
+                        break
+                if perfect:
+                    reason = "perfect weak learner"
+                    break
+        T = len(ests)
+        if reason == "early stopping":
+            T = best_t + 1
+        alphas = np.asarray(alphas[:T])
+        self.algorithm_ = self.algorithm
+        self.estimators_ = ests[:T]
+        self.estimator_weights_ = alphas / 2.0 if self._halve() else alphas
+        self.estimator_errors_ = np.asarray(errs[:T])
+        self.Z_ = np.exp(np.asarray(log_z[:T]))
+        self.training_error_bound_ = np.exp(np.cumsum(log_z[:T]))
+        self.training_errors_ = np.asarray(train_err[:T])
+        if Gv is not None:
+            self.validation_errors_ = np.asarray(val_err)
+        self.n_estimators_ = T
+        self.stop_reason_ = reason
+        if self.verbose:
+            print(f"AdaBoost: {T} rounds ({reason}); training error "
+                  f"{self.training_errors_[-1]:.4g}, bound {self.training_error_bound_[-1]:.4g}")
+
+    # ---------------------------------------------------------------- helpers
+    def _halve(self) -> bool:
+        """True when estimator_weights_ are the notes' α (half of SAMME's)."""
+        return self.n_classes_ == 2 and self.algorithm_ == "discrete"
+
+    def _samme_alphas(self) -> np.ndarray:
+        return self.estimator_weights_ * (2.0 if self._halve() else 1.0)
+
+    def _index_of(self, labels) -> np.ndarray:
+        idx = np.searchsorted(self.classes_, labels)
+        idx = np.clip(idx, 0, len(self.classes_) - 1)
+        if not np.all(self.classes_[idx] == labels):
+            raise ValueError("the base estimator predicted labels outside classes_.")
+        return idx
+
+    def _predict_index(self, est, X) -> np.ndarray:
+        if hasattr(est, "_predict_index"):
+            return est._predict_index(X)
+        return self._index_of(est.predict(X))
+
+    def _check_X(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
+
+    def _staged_G(self, X):
+        """Yield G_t (n, K), G_k = Σ_{s≤t} α_s^{SAMME} 1[h_s(x) = k]."""
+        X = self._check_X(X)
+        G = np.zeros((X.shape[0], self.n_classes_))
+        rows = np.arange(X.shape[0])
+        for a, est in zip(self._samme_alphas(), self.estimators_):
+            G[rows, self._predict_index(est, X)] += a
+            yield G
+
+    def _G(self, X):
+        G = None
+        for G_t in self._staged_G(X):
+            G = G_t
+        return G
+
+    def _decision(self, G):
+        if self.n_classes_ == 2:  # F = Σ_t α_t h_t with h ∈ {±1}
+            return (G[:, 1] - G[:, 0]) * (0.5 if self._halve() else 1.0)
+        return G - G.mean(axis=1, keepdims=True)
+
+    # ------------------------------------------------------------- prediction
+    def decision_function(self, X) -> np.ndarray:
+        """F(x) = Σ_t α_t h_t(x) (two classes, h ∈ {±1}, unnormalized).
+
+        For K > 2: the centred SAMME votes G_k(x) − mean_k G_k(x), G_k = Σ_t α_t 1[h_t = k],
+        shape (n, K).
+        """
+        return self._decision(self._G(X))
+
+    def staged_decision_function(self, X):
+        """Yield ``decision_function`` of F_1, F_2, … (one array per round)."""
+        for G in self._staged_G(X):
+            yield self._decision(G)
+
+    def predict(self, X) -> np.ndarray:
+        """``classes_[1]`` where F > 0, else ``classes_[0]`` (ties → the first class)."""
+        return self.classes_[np.argmax(self._G(X), axis=1)]
+
+    def staged_predict(self, X):
+        """Yield the predictions of F_1, F_2, …"""
+        for G in self._staged_G(X):
+            yield self.classes_[np.argmax(G, axis=1)]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """softmax_k G_k(x), the exponential-loss minimizer (two classes: σ(2F))."""
+        G = self._G(X)
+        return softmax(G - G.max(axis=1, keepdims=True), axis=1)
+
+    def margins(self, X, y) -> np.ndarray:
+        """Normalized margins (G_y − max_{k≠y} G_k)/Σ_t α_t ∈ [−1, 1] (two classes: yF/Σα)."""
+        G = self._G(X)
+        y = np.asarray(y)
+        if y.shape != (G.shape[0],):
+            raise ValueError(f"y must have shape ({G.shape[0]},); got {y.shape}.")
+        yi = np.searchsorted(self.classes_, y)
+        yi = np.clip(yi, 0, self.n_classes_ - 1)
+        if not np.all(self.classes_[yi] == y):
+            raise ValueError("y contains labels that are not in classes_.")
+        rows = np.arange(G.shape[0])
+        gy = G[rows, yi].copy()
+        G[rows, yi] = -np.inf
+        return (gy - G.max(axis=1)) / np.sum(self._samme_alphas())
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """α-weighted mean of the weak learners' ``feature_importances_``."""
+        check_is_fitted(self)
+        try:
+            imp = [est.feature_importances_ for est in self.estimators_]
+        except AttributeError as exc:
+            raise AttributeError("the weak learners have no feature_importances_") from exc
+        a = self.estimator_weights_
+        return np.sum([ai * fi for ai, fi in zip(a, imp)], axis=0) / np.sum(a)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags

@@ -1,0 +1,498 @@
+"""Weak learners for boosting: stumps, trees, linear thresholds and function dictionaries.
+
+Each one is a scikit-learn classifier (``fit(X, y, sample_weight)``, ``predict``) that
+minimizes the weighted training error ε = Σᵢ wᵢ·1[h(xᵢ) ≠ yᵢ] exactly (stump, dictionary)
+or as documented (tree, linear threshold). Each also has a boosting fast path, the
+:class:`WeakLearner` protocol: ``_boost_prepare(X, y_idx, classes)`` does the per-fit work
+once (binning, the dictionary's prediction matrix) and ``_boost_fit(ctx, w)`` fits one round
+on it, returning a fitted learner and its class-index predictions on the training set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+
+from .._validation import (
+    FLOAT_DTYPES,
+    check_is_fitted,
+    check_sample_weight,
+    validate_data,
+)
+from . import _stump_numba as nb
+from ._binning import MAX_BINS, Binned, bin_features
+
+__all__ = ["WeakLearner", "DecisionStump", "DecisionTree", "LinearThreshold",
+           "FunctionDictionary"]
+
+
+@runtime_checkable
+class WeakLearner(Protocol):
+    """What AdaBoost needs from a kernelkit weak learner.
+
+    ``fit``/``predict`` are the plain scikit-learn interface. The fast path:
+    ``_boost_prepare(X, y_idx, classes)`` is called once per boosting fit with the labels
+    encoded as indices into ``classes``; ``_boost_fit(ctx, w)`` fits one round for the
+    weights ``w`` (Σw = 1) and returns ``(fitted_learner, class_index_predictions)``.
+    """
+
+    def fit(self, X, y, sample_weight=None) -> WeakLearner: ...
+
+    def predict(self, X) -> np.ndarray: ...
+
+    def _boost_prepare(self, X: np.ndarray, y_idx: np.ndarray, classes: np.ndarray) -> Any: ...
+
+    def _boost_fit(self, ctx: Any, w: np.ndarray) -> tuple[WeakLearner, np.ndarray]: ...
+
+
+class _Context:
+    """Per-fit state shared by the rounds (never stored on a fitted estimator)."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+class _BaseWeak(ClassifierMixin, BaseEstimator):
+    """``fit`` = prepare + one weighted round; subclasses implement the two fast-path steps."""
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit to the weighted sample (weights default to uniform).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES)
+        check_classification_targets(y)
+        classes, y_idx = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least two classes; got one class "
+                f"({classes[0]!r}).")
+        sw = check_sample_weight(sample_weight, X)
+        total = float(np.sum(sw))
+        if total <= 0:
+            raise ValueError("sample_weight must have a positive sum (one class has no weight "
+                             "is not enough either).")
+        ctx = self._boost_prepare(X, y_idx, classes)
+        fitted, _ = self._boost_fit(ctx, np.asarray(sw, dtype=np.float64) / total)
+        self.__dict__.update({k: v for k, v in fitted.__dict__.items() if k.endswith("_")})
+        return self
+
+    def _new(self):
+        """A fresh unfitted copy with the same parameters (cheaper than ``clone``)."""
+        return type(self)(**self.get_params(deep=False))
+
+    def _set_common(self, ctx):
+        self.classes_ = ctx.classes
+        self.n_features_in_ = ctx.n_features
+        if hasattr(ctx, "feature_names_in_"):
+            self.feature_names_in_ = ctx.feature_names_in_
+
+    def _check_X(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted class labels of ``X``."""
+        return self.classes_[self._predict_index(self._check_X(X))]
+
+
+def _binned_context(X, y_idx, classes, max_bins):
+    B = bin_features(X, max_bins)
+    y_pm = np.where(y_idx == 1, 1.0, -1.0)
+    return _Context(binned=B, y_idx=np.ascontiguousarray(y_idx, dtype=np.int64), y_pm=y_pm,
+                    classes=classes, n_features=X.shape[1], kind="binned", max_bins=max_bins)
+
+
+class DecisionStump(_BaseWeak):
+    """The best single split ``1[x_j ≥ θ]`` under the weighted misclassification error.
+
+    For two classes this is the test ``s·sign(1[x_j ≥ θ] − ½)`` with polarity s = ±1,
+    searched over every feature j, every threshold θ and both polarities; for K classes each
+    side predicts its weighted-majority class. The constant classifier (θ = −∞) is one of
+    the candidates. Ties go to the first feature, the lowest threshold, polarity +1.
+
+    Search: features are binned once (≤ ``max_bins`` ≤ 256 bins, exact — every midpoint
+    between consecutive distinct values — when a feature has at most that many distinct
+    values, quantile bins otherwise; see :mod:`kernelkit.ensemble._binning`) into uint8
+    codes; a round builds per-feature histograms of w·y in numba (parallel over features)
+    and scans their cumulative sums, O(n·d) per round. Within AdaBoost the binning is done
+    once per fit and reused every round.
+
+    Parameters
+    ----------
+    max_bins : int, default=256
+        Number of bins per feature (2–256).
+
+    Attributes
+    ----------
+    feature_ : int
+    threshold_ : float
+        Go to the right side when ``x[feature_] >= threshold_`` (−inf: constant stump).
+    value_ : ndarray of shape (2,)
+        Class indices predicted on the left (x < θ) and the right (x ≥ θ).
+    polarity_ : int
+        +1 when the right side predicts ``classes_[1]`` (two classes), −1 otherwise.
+    error_ : float
+        Weighted training error (weights normalized to sum 1).
+    classes_, n_features_in_, feature_importances_
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.ensemble import DecisionStump
+    >>> X = np.array([[0.0, 5.0], [1.0, 3.0], [2.0, 1.0], [3.0, 0.0]])
+    >>> s = DecisionStump().fit(X, [-1, -1, 1, 1])
+    >>> int(s.feature_), float(s.threshold_), s.predict(X).tolist()
+    (0, 1.5, [-1, -1, 1, 1])
+    """
+
+    def __init__(self, max_bins: int = MAX_BINS):
+        self.max_bins = max_bins
+
+    def _boost_prepare(self, X, y_idx, classes):
+        return _binned_context(X, y_idx, classes, self.max_bins)
+
+    def _boost_fit(self, ctx, w):
+        B: Binned = ctx.binned
+        K = len(ctx.classes)
+        if K == 2:
+            wy = w * ctx.y_pm
+            w_neg = float(np.sum(w[ctx.y_pm < 0]))
+            j, b, pol, err = nb.best_stump_binary(B.codes, B.n_bins, wy, w_neg)
+            left, right = (0, 1) if pol > 0 else (1, 0)
+        else:
+            j, b, left, right, err = nb.best_stump_multiclass(
+                B.codes, B.n_bins, ctx.y_idx, w, K)
+        est = self._new()
+        est._set_common(ctx)
+        est.feature_ = int(j)
+        est.threshold_ = B.threshold(int(j), int(b))
+        est.value_ = np.array([left, right], dtype=np.int64)
+        est.polarity_ = 1 if right == 1 else -1
+        est.error_ = float(err)
+        pred = np.where(B.codes[j] >= b, right, left) if b > 0 else np.full(w.shape[0], right)
+        return est, pred
+
+    def _predict_index(self, X):
+        return np.where(X[:, self.feature_] >= self.threshold_, self.value_[1], self.value_[0])
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        check_is_fitted(self)
+        out = np.zeros(self.n_features_in_)
+        if np.isfinite(self.threshold_) and self.value_[0] != self.value_[1]:
+            out[self.feature_] = 1.0
+        return out
+
+
+_CRITERIA = {"gini": 0, "entropy": 1, "error": 2}
+
+
+class DecisionTree(_BaseWeak):
+    """A weighted, depth-limited classification tree grown by histogram split search.
+
+    Grown level by level on the binned features (the same uint8 codes as
+    :class:`DecisionStump`): for every open node of a level one numba pass builds the
+    histograms (node, feature, bin, class) of the weights, O(n·d) per level, and each node
+    takes the split that most decreases the weighted impurity (``criterion``). A node stays
+    a leaf when it is pure or no split strictly decreases the impurity. Leaves predict their
+    weighted-majority class, so given its partition the tree minimizes the weighted error;
+    the partition itself is greedy (Gini by default, as scikit-learn's trees — the
+    misclassification criterion stalls on splits that do not change a majority).
+
+    Parameters
+    ----------
+    max_depth : int, default=3
+    criterion : {"gini", "entropy", "error"}, default="gini"
+    max_bins : int, default=256
+
+    Attributes
+    ----------
+    tree_feature_ : ndarray of int, heap layout (children of node g are 2g+1, 2g+2); −1 = leaf
+    tree_threshold_ : ndarray of float (go right when ``x[feature] >= threshold``)
+    tree_value_ : ndarray of int (class index of every node's weighted majority)
+    feature_importances_ : ndarray (normalized weighted impurity decrease)
+    classes_, n_features_in_
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.ensemble import DecisionTree
+    >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
+    >>> DecisionTree(max_depth=2).fit(X, [0, 1, 1, 0]).predict(X).tolist()
+    [0, 1, 1, 0]
+    """
+
+    def __init__(self, max_depth: int = 3, criterion: str = "gini", max_bins: int = MAX_BINS):
+        self.max_depth = max_depth
+        self.criterion = criterion
+        self.max_bins = max_bins
+
+    def _boost_prepare(self, X, y_idx, classes):
+        if isinstance(self.max_depth, bool) or not isinstance(self.max_depth, int | np.integer) \
+                or self.max_depth < 1:
+            raise ValueError(f"max_depth must be an integer >= 1; got {self.max_depth!r}.")
+        if self.criterion not in _CRITERIA:
+            raise ValueError(f"criterion must be one of {sorted(_CRITERIA)}; "
+                             f"got {self.criterion!r}.")
+        return _binned_context(X, y_idx, classes, self.max_bins)
+
+    def _boost_fit(self, ctx, w):
+        B: Binned = ctx.binned
+        K = len(ctx.classes)
+        D = int(self.max_depth)
+        size = 2 ** (D + 1) - 1
+        feature = np.full(size, -1, np.int64)
+        bin_ = np.zeros(size, np.int64)
+        threshold = np.full(size, np.inf)
+        value = np.zeros(size, np.int64)
+        importance = np.zeros(ctx.n_features)
+        node = np.zeros(w.shape[0], np.int64)
+        max_bins = int(B.n_bins.max())
+        crit = _CRITERIA[self.criterion]
+        for level in range(D + 1):
+            n_nodes = 2 ** level
+            first = n_nodes - 1  # heap index of this level's node 0
+            hist = nb.tree_level_histograms(B.codes, ctx.y_idx, w, node, n_nodes, max_bins, K)
+            value[first:first + n_nodes] = np.argmax(hist[:, 0].sum(axis=1), axis=1)
+            if level == D:
+                break
+            feat, bins, gain = nb.tree_best_splits(hist, B.n_bins, crit)
+            feature[first:first + n_nodes] = feat
+            bin_[first:first + n_nodes] = bins
+            for m in np.flatnonzero(feat >= 0):
+                threshold[first + m] = B.threshold(int(feat[m]), int(bins[m]))
+                importance[feat[m]] += gain[m]
+            if not np.any(feat >= 0):
+                break
+            node = nb.tree_route(B.codes, node, feat, bins)
+        est = self._new()
+        est._set_common(ctx)
+        est.tree_feature_, est.tree_threshold_, est.tree_value_ = feature, threshold, value
+        s = importance.sum()
+        est.feature_importances_ = importance / s if s > 0 else importance
+        pred = nb.tree_predict_codes(B.codes, feature, bin_, value)
+        return est, pred
+
+    def _predict_index(self, X):
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        return nb.tree_predict_raw(X, self.tree_feature_, self.tree_threshold_,
+                                   self.tree_value_)
+
+
+def _best_threshold_1d(s, y_pm, w):
+    """Exact weighted-error threshold on scores s: returns (θ, polarity, error).
+
+    polarity +1 predicts +1 on s ≥ θ; −1 predicts +1 on s < θ; θ = −inf is the constant.
+    """
+    order = np.argsort(s, kind="stable")
+    ss, wy = s[order], (w * y_pm)[order]
+    w_neg = float(np.sum(w[y_pm < 0]))
+    W = float(np.sum(w))
+    # cut before position p (p = 0..n) allowed where ss[p-1] < ss[p]
+    S = np.concatenate(([0.0], np.cumsum(wy)))
+    valid = np.ones(len(ss) + 1, bool)
+    valid[1:-1] = ss[1:] > ss[:-1]
+    e_plus = np.where(valid, w_neg + S, np.inf)
+    e_minus = np.where(valid, W - (w_neg + S), np.inf)
+    p1, p2 = int(np.argmin(e_plus)), int(np.argmin(e_minus))
+    pol, p = (1, p1) if e_plus[p1] <= e_minus[p2] else (-1, p2)
+    err = e_plus[p] if pol > 0 else e_minus[p]
+    if p == 0:
+        theta = -np.inf
+    elif p == len(ss):
+        theta = np.inf
+    else:
+        a, b = ss[p - 1], ss[p]
+        theta = a + (b - a) / 2.0
+        if theta <= a or theta > b:
+            theta = b
+    return float(theta), pol, max(float(err), 0.0)
+
+
+class LinearThreshold(_BaseWeak):
+    """A linear threshold classifier ``sign(wᵀx + b)`` fitted to the weighted sample.
+
+    Method (fast, closed form): the direction w is the weighted least-squares fit of the ±1
+    labels, ``(ZᵀDZ + λI) β = ZᵀD y`` with Z = [X, 1] and a tiny ridge λ = ``alpha``·tr/(d+1)
+    (for ±1 labels this is Fisher's weighted LDA direction); then the offset b and the sign
+    are chosen by an **exact** weighted-error search along ``wᵀx`` (one sort). So ε is
+    minimized exactly over thresholds of that direction, not over all hyperplanes
+    (which is NP-hard). For K > 2 classes one least-squares score per class (one-hot
+    targets) and the argmax are used.
+
+    Parameters
+    ----------
+    alpha : float, default=1e-8
+        Relative ridge added to the weighted normal equations.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,) (two classes) or (K, n_features)
+    intercept_ : float or ndarray of shape (K,)
+        Two classes: predict ``classes_[1]`` where ``coef_ @ x + intercept_ >= 0``
+        (for polarity −1 the boundary point itself goes to ``classes_[0]``).
+    classes_, n_features_in_, feature_importances_
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.ensemble import LinearThreshold
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.5], [3.0, 3.0]])
+    >>> LinearThreshold().fit(X, [0, 0, 1, 1]).predict(X).tolist()
+    [0, 0, 1, 1]
+    """
+
+    def __init__(self, alpha: float = 1e-8):
+        self.alpha = alpha
+
+    def _boost_prepare(self, X, y_idx, classes):
+        if not (np.isscalar(self.alpha) and np.isfinite(self.alpha) and self.alpha >= 0):
+            raise ValueError(f"alpha must be a finite number >= 0; got {self.alpha!r}.")
+        Z = np.hstack([np.asarray(X, dtype=np.float64), np.ones((X.shape[0], 1))])
+        K = len(classes)
+        T = np.where(y_idx == 1, 1.0, -1.0)[:, None] if K == 2 else \
+            np.where(y_idx[:, None] == np.arange(K), 1.0, -1.0 / (K - 1))
+        return _Context(Z=Z, T=T, y_idx=y_idx, y_pm=np.where(y_idx == 1, 1.0, -1.0),
+                        classes=classes, n_features=X.shape[1])
+
+    def _boost_fit(self, ctx, w):
+        Z, K = ctx.Z, len(ctx.classes)
+        A = Z.T @ (Z * w[:, None])  # Zᵀ D Z
+        lam = float(self.alpha) * max(np.trace(A) / A.shape[0], 1e-300)
+        A[np.diag_indices_from(A)] += lam
+        rhs = Z.T @ (ctx.T * w[:, None])
+        try:
+            beta = scipy.linalg.solve(A, rhs, assume_a="pos")
+        except (np.linalg.LinAlgError, ValueError):
+            beta = np.linalg.lstsq(A, rhs, rcond=None)[0]
+        est = self._new()
+        est._set_common(ctx)
+        if K == 2:
+            v = beta[:-1, 0]
+            s = ctx.Z[:, :-1] @ v
+            theta, pol, err = _best_threshold_1d(s, ctx.y_pm, w)
+            est.direction_, est.threshold_, est.polarity_ = v, theta, pol
+            finite = np.isfinite(theta)
+            est.coef_ = pol * v if finite else np.zeros_like(v)
+            est.intercept_ = float(-pol * theta) if finite else float(
+                1.0 if (pol > 0) == (theta < 0) else -1.0)
+            est.error_ = err
+            pred = est._index_from_scores(s)
+        else:
+            est.coef_, est.intercept_ = beta[:-1].T.copy(), beta[-1].copy()
+            pred = np.argmax(Z @ beta, axis=1)
+        return est, pred
+
+    def _index_from_scores(self, s):
+        return ((s >= self.threshold_) == (self.polarity_ > 0)).astype(np.int64)
+
+    def _predict_index(self, X):
+        if len(self.classes_) == 2:
+            return self._index_from_scores(X @ self.direction_)
+        return np.argmax(X @ self.coef_.T + self.intercept_, axis=1)
+
+    def decision_function(self, X) -> np.ndarray:
+        """``coef_ @ x + intercept_`` (two classes) or the K class scores."""
+        X = self._check_X(X)
+        return X @ self.coef_.T + self.intercept_
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        check_is_fitted(self)
+        a = np.abs(np.atleast_2d(self.coef_)).sum(axis=0)
+        s = a.sum()
+        return a / s if s > 0 else a
+
+
+class FunctionDictionary(_BaseWeak):
+    """The best of a finite set of user functions h: X → {±1} (two classes only).
+
+    The functions are evaluated once per fit into an n × |H| matrix H of ±1; a round picks
+    the column with the smallest weighted error with one product r = Hᵀ(w·y):
+    ε_m = (Σw − r_m)/2. With ``allow_negation=True`` the negated functions −h are candidates
+    too (ε = (Σw + r_m)/2), i.e. the best by |r_m|. Ties go to the first function, then to
+    the unnegated one. Outputs −1 stand for ``classes_[0]``, +1 for ``classes_[1]``;
+    boolean outputs count as True = +1.
+
+    Parameters
+    ----------
+    functions : sequence of callables
+        Each maps an (n, d) array to n values in {−1, +1} (or booleans).
+    allow_negation : bool, default=True
+
+    Attributes
+    ----------
+    index_ : int
+        Position of the chosen function in ``functions``.
+    sign_ : int
+        +1, or −1 when the negated function was chosen.
+    error_ : float
+    classes_, n_features_in_
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.ensemble import FunctionDictionary
+    >>> H = [lambda X: np.sign(X[:, 0]), lambda X: np.sign(X[:, 1])]
+    >>> X = np.array([[1.0, -1.0], [-1.0, 1.0], [2.0, 3.0]])
+    >>> f = FunctionDictionary(H).fit(X, [-1, 1, 1])
+    >>> int(f.index_), int(f.sign_)
+    (1, 1)
+    """
+
+    def __init__(self, functions: Sequence[Callable] = (), allow_negation: bool = True):
+        self.functions = functions
+        self.allow_negation = allow_negation
+
+    def _evaluate(self, X, i):
+        h = np.asarray(self.functions[i](X))
+        if h.dtype == bool:
+            h = np.where(h, 1.0, -1.0)
+        h = np.asarray(h, dtype=np.float64).reshape(-1)
+        if h.shape[0] != X.shape[0] or not np.all((h == 1) | (h == -1)):
+            raise ValueError(f"functions[{i}] must return one value in {{-1, +1}} (or a bool) "
+                             f"per row of X; got shape {h.shape} with values "
+                             f"{np.unique(h)[:5]}.")
+        return h
+
+    def _boost_prepare(self, X, y_idx, classes):
+        if len(classes) != 2:
+            raise ValueError("FunctionDictionary is for two classes (its functions map to "
+                             f"{{-1, +1}}); got {len(classes)} classes.")
+        if len(self.functions) == 0 or not all(callable(f) for f in self.functions):
+            raise ValueError("functions must be a non-empty sequence of callables.")
+        H = np.column_stack([self._evaluate(X, i) for i in range(len(self.functions))])
+        return _Context(H=H, y_pm=np.where(y_idx == 1, 1.0, -1.0), classes=classes,
+                        n_features=X.shape[1])
+
+    def _boost_fit(self, ctx, w):
+        r = ctx.H.T @ (w * ctx.y_pm)  # r_m = Σ w y h_m; ε_m = (Σw − r_m)/2
+        W = float(w.sum())
+        if self.allow_negation:
+            m = int(np.argmax(np.abs(r)))
+            sign = 1 if r[m] >= 0 else -1
+        else:
+            m, sign = int(np.argmax(r)), 1
+        est = self._new()
+        est._set_common(ctx)
+        est.index_, est.sign_ = m, sign
+        est.error_ = max((W - sign * float(r[m])) / 2.0, 0.0)
+        pred = (sign * ctx.H[:, m] > 0).astype(np.int64)
+        return est, pred
+
+    def _predict_index(self, X):
+        return (self.sign_ * self._evaluate(X, self.index_) > 0).astype(np.int64)
