@@ -262,6 +262,9 @@ class RationalQuadratic(_LengthScaleKernel):
 class ExpSineSquared(_LengthScaleKernel):
     """Periodic kernel k = exp(-2 sin^2(pi ||x - y|| / p) / l^2).
 
+    Positive semi-definite for 1-D inputs (time series); like scikit-learn's
+    ExpSineSquared it is not guaranteed PSD on the Euclidean distance in d > 1.
+
     Examples
     --------
     >>> import numpy as np

@@ -1,0 +1,103 @@
+"""Jittered Cholesky, solves from the factor, and preconditioned CG."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from kernelkit.exceptions import JitterWarning, NumericalError
+from kernelkit.kernels import RBF
+from kernelkit.linalg import cho_inverse, cho_logdet, cho_solve, jitter_cholesky, pcg
+
+
+def _spd(n, seed=0):
+    A = np.random.default_rng(seed).normal(size=(n, n))
+    return A @ A.T + n * np.eye(n)
+
+
+def test_cholesky_no_jitter_needed_and_in_place():
+    A = _spd(50)
+    A0 = A.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        L, jitter = jitter_cholesky(A)
+    assert jitter == 0.0
+    np.testing.assert_allclose(L @ L.T, A0, rtol=1e-12)
+    np.testing.assert_array_equal(A, A0)  # not overwritten by default
+    assert np.all(np.triu(L, 1) == 0)
+    L2, _ = jitter_cholesky(A, overwrite_a=True)
+    assert np.shares_memory(L2, A)  # one n x n matrix in memory
+    np.testing.assert_allclose(L2 @ L2.T, A0, rtol=1e-12)
+
+
+def test_cholesky_float32():
+    A = _spd(20).astype(np.float32)
+    L, _ = jitter_cholesky(A)
+    assert L.dtype == np.float32
+    np.testing.assert_allclose(L @ L.T, A, rtol=1e-4)
+
+
+def test_jitter_on_duplicates_warns_with_amount():
+    X = np.random.default_rng(1).normal(size=(40, 2))
+    K = RBF(1.0)(np.vstack([X, X]))  # singular: duplicated inputs, no noise
+    with pytest.warns(JitterWarning, match=r"added jitter [0-9.e-]+"):
+        L, jitter = jitter_cholesky(K.copy())
+    assert 0 < jitter <= 1e-4 * np.mean(np.diagonal(K))
+    np.testing.assert_allclose(L @ L.T, K + jitter * np.eye(80), atol=1e-10)
+
+
+def test_jitter_after_failed_attempt_restores_matrix_in_place():
+    # exercise the in-place restore path: factorization fails then succeeds with jitter
+    X = np.random.default_rng(2).normal(size=(30, 2))
+    K = RBF(1.0)(np.vstack([X, X]))
+    K0 = K.copy()
+    with pytest.warns(JitterWarning):
+        L, jitter = jitter_cholesky(K, overwrite_a=True)
+    np.testing.assert_allclose(L @ L.T, K0 + jitter * np.eye(60), atol=1e-10)
+
+
+def test_not_psd_raises_clear_error():
+    A = np.diag([1.0, -1.0, 2.0])
+    with pytest.raises(NumericalError, match="not positive definite.*alpha"):
+        jitter_cholesky(A)
+    with pytest.raises(ValueError, match="square"):
+        jitter_cholesky(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="non-finite"):
+        jitter_cholesky(np.diag([1.0, np.nan]))
+
+
+def test_solve_logdet_inverse_from_factor():
+    A = _spd(30, seed=3)
+    L, _ = jitter_cholesky(A)
+    B = np.random.default_rng(4).normal(size=(30, 2))
+    np.testing.assert_allclose(A @ cho_solve(L, B), B, rtol=1e-10, atol=1e-10)
+    assert cho_logdet(L) == pytest.approx(np.linalg.slogdet(A)[1], rel=1e-12)
+    Ainv = cho_inverse(L)
+    np.testing.assert_allclose(Ainv, np.linalg.inv(A), rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(Ainv, Ainv.T)
+
+
+def test_pcg_solves_and_preconditioning_helps():
+    rng = np.random.default_rng(5)
+    d = np.logspace(0, 4, 200)
+    Q, _ = np.linalg.qr(rng.normal(size=(200, 200)))
+    A = (Q * d) @ Q.T
+    b = rng.normal(size=(200, 3))
+    plain = pcg(A, b, tol=1e-10, max_iter=2000)
+    assert plain.converged
+    np.testing.assert_allclose(A @ plain.coef, b, rtol=1e-6, atol=1e-6)
+    Minv = (Q / d) @ Q.T  # exact inverse as preconditioner -> 1 iteration
+    pre = pcg(A, b, M=Minv, tol=1e-10)
+    assert pre.converged and pre.n_iter <= 2 < plain.n_iter
+    assert len(plain.history) == plain.n_iter + 1
+    # callable operator, vector rhs, warm start at the solution
+    res = pcg(lambda v: A @ v, b[:, 0], x0=plain.coef[:, 0], tol=1e-8)
+    assert res.n_iter == 0 and res.converged
+
+
+def test_pcg_reports_non_convergence():
+    A = np.diag(np.logspace(0, 8, 100))
+    res = pcg(A, np.ones(100), tol=1e-14, max_iter=3)
+    assert not res.converged and res.n_iter == 3
