@@ -1,0 +1,86 @@
+"""What the structured SVM and perceptron share: input checks and the fitted predictor.
+
+A fitted joint-kernel model is f(x, y) = sum_t G[t, z_t] + w . tau(z) with unary scores
+G = k_X(parts of x, support parts) unary_coef_ L (see :mod:`kernelkit.structured.base`);
+prediction is the oracle's argmax over outputs.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+
+from .._validation import check_is_fitted, check_nonnegative, resolve_estimator_kernel
+from ._field import unary_scores
+from .base import check_oracle
+
+__all__ = ["JointKernelModel"]
+
+
+class JointKernelModel(BaseEstimator):
+    """Base of the structured estimators (not public): fit checks, predict, score."""
+
+    def _prepare(self, X, Y, *, need_loss: bool):
+        """Clone and fit the oracle, cut X into parts, encode Y, resolve the kernel."""
+        check_oracle(self.oracle, need_loss=need_loss)
+        check_nonnegative(self.cache_size, "cache_size")
+        if Y is None:
+            raise ValueError("Y (one output per input) is required to fit.")
+        oracle = clone(self.oracle)
+        parts, offsets = oracle.split_inputs(X)
+        n = len(offsets) - 1
+        try:
+            n_y = len(Y)
+        except TypeError as exc:
+            raise ValueError("Y must be a sequence of outputs, one per input.") from exc
+        if n_y != n:
+            raise ValueError(f"X has {n} examples but Y has {n_y} outputs; they must match.")
+        oracle.fit(Y)
+        Z = oracle.encode(Y, offsets)
+        self.oracle_ = oracle
+        self.n_features_in_ = parts.shape[1]
+        self.kernel_ = resolve_estimator_kernel(self, parts.shape[1])
+        self.label_kernel_ = np.asarray(oracle.label_kernel_matrix(), dtype=np.float64)
+        return parts, offsets, Z
+
+    def _parts(self, X):
+        check_is_fitted(self, "unary_coef_")
+        parts, offsets = self.oracle_.split_inputs(X)
+        if parts.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {parts.shape[1]} features, but {type(self).__name__} was "
+                             f"fitted with {self.n_features_in_}.")
+        return parts, offsets
+
+    def _unary(self, parts) -> np.ndarray:
+        return unary_scores(self.kernel_, self.support_parts_, self.unary_coef_,
+                            self.label_kernel_, parts)
+
+    def predict(self, X):
+        """argmax_y f(x, y) for every input (labels for classes, arrays for sequences)."""
+        parts, offsets = self._parts(X)
+        Z = self.oracle_.argmax_batch(parts, offsets, self._unary(parts), self.pairwise_coef_)
+        return self.oracle_.decode(Z, offsets)
+
+    def decision_function(self, X, Y) -> np.ndarray:
+        """f(x_i, y_i) for the given (input, output) pairs, shape (n,)."""
+        parts, offsets = self._parts(X)
+        Z = self.oracle_.encode(Y, offsets)
+        G = self._unary(parts)
+        f = np.add.reduceat(G[np.arange(len(Z)), Z], offsets[:-1])
+        return f + self.oracle_.pairwise_batch(Z, offsets) @ self.pairwise_coef_
+
+    def score(self, X, Y) -> float:
+        """Fraction of parts labelled correctly (accuracy; per-letter accuracy for chains)."""
+        parts, offsets = self._parts(X)
+        Z = self.oracle_.encode(Y, offsets)
+        Zp = self.oracle_.argmax_batch(parts, offsets, self._unary(parts), self.pairwise_coef_)
+        return float(np.mean(Zp == Z))
+
+
+def check_count(value, name: str) -> int:
+    """A positive integer parameter."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; got {value!r}.")
+    return int(value)

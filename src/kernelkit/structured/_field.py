@@ -1,0 +1,106 @@
+"""The kernelized score model shared by the structured SVM and perceptron.
+
+By the representer theorem every weight vector the solvers build is a combination of
+joint features of training (example, output) pairs; because the joint kernel decomposes
+over parts (see :mod:`kernelkit.structured.base`) its unary half is
+
+    w_unary = sum_p phi_X(x_p) (x) (sum_s U[p, s] psi_Y(s))      (one row of U per part)
+
+so the unary scores of every training part are G = K U L (K the input kernel between
+parts, L the label kernel). :class:`UnaryField` keeps U and A = K U up to date under
+block updates U[rows] += dU with one matrix product per update (A += K[:, rows] dU): the
+input kernel matrix is cached when it fits in ``cache_size`` MiB, its rows are recomputed
+otherwise, and for the linear kernel (or a FeatureMap) the explicit weights W = Phi^T U
+are kept instead. Nothing loops over (example, output) pairs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..kernels import FeatureMap, Linear
+from ..linalg import KernelOperator
+
+__all__ = ["UnaryField", "unary_scores"]
+
+
+class UnaryField:
+    """Unary coefficients ``U`` (N, S) on the training parts and their scores ``K U``."""
+
+    def __init__(self, kernel, parts: np.ndarray, n_states: int, cache_size: float):
+        self.kernel = kernel
+        self.parts = parts
+        N = len(parts)
+        self.U = np.zeros((N, n_states))
+        self._rows_key = None
+        if isinstance(kernel, Linear | FeatureMap):
+            self.mode = "explicit"
+            Phi = parts if isinstance(kernel, Linear) else kernel.features(parts)
+            self.Phi = np.asarray(Phi, dtype=np.float64)
+            self.W = np.zeros((self.Phi.shape[1], n_states))  # W = Phi^T U
+            return
+        self.A = np.zeros((N, n_states))  # A = K U
+        if N * N * 8 <= cache_size * 2**20:
+            self.mode = "cached"
+            self.K = np.asarray(kernel._compute(parts, None), dtype=np.float64)
+        else:
+            self.mode = "stream"
+            self.diag = np.asarray(kernel.diag(parts), dtype=np.float64)
+
+    # ------------------------------------------------------------------ reads
+    def _rows(self, a: int, b: int) -> np.ndarray:
+        """K[a:b, :] (stream mode: recomputed, and kept for the matching update)."""
+        if self.mode == "cached":
+            return self.K[a:b]
+        if self._rows_key != (a, b):
+            R = np.asarray(self.kernel._compute(self.parts[a:b], self.parts), dtype=np.float64)
+            t = np.arange(b - a)
+            R[t, a + t] = self.diag[a:b]  # k(x, x) as kernel.diag (matters for White noise)
+            self._rows_cache, self._rows_key = R, (a, b)
+        return self._rows_cache
+
+    def scores(self, a: int, b: int) -> np.ndarray:
+        """(K U)[a:b] for the parts of one example."""
+        if self.mode == "explicit":
+            return self.Phi[a:b] @ self.W
+        return self.A[a:b]
+
+    def all_scores(self) -> np.ndarray:
+        """K U for every training part."""
+        return self.Phi @ self.W if self.mode == "explicit" else self.A
+
+    def gram(self, a: int, b: int) -> np.ndarray:
+        """K[a:b, a:b], the input kernel among one example's parts."""
+        if self.mode == "explicit":
+            P = self.Phi[a:b]
+            return P @ P.T
+        return self._rows(a, b)[:, a:b]
+
+    def sq_norm(self, L: np.ndarray) -> float:
+        """||w_unary||^2 = tr(U^T K U L)."""
+        if self.mode == "explicit":
+            return float(np.sum((self.W @ L) * self.W))
+        return float(np.sum(self.U * (self.A @ L)))
+
+    # ---------------------------------------------------------------- updates
+    def update(self, a: int, b: int, dU: np.ndarray) -> None:
+        """U[a:b] += dU and the scores with it (A += K[:, a:b] dU)."""
+        self.U[a:b] += dU
+        if self.mode == "explicit":
+            self.W += self.Phi[a:b].T @ dU
+        else:
+            self.A += self._rows(a, b).T @ dU
+
+    def support(self) -> tuple[np.ndarray, np.ndarray]:
+        """Indices of parts with a nonzero coefficient row, and those rows."""
+        sv = np.flatnonzero(np.any(self.U != 0.0, axis=1))
+        return sv, self.U[sv].copy()
+
+
+def unary_scores(kernel, support_parts, coef, L, parts) -> np.ndarray:
+    """G = k_X(parts, support_parts) coef L (blockwise), shape (len(parts), S)."""
+    if len(support_parts) == 0:
+        return np.zeros((len(parts), coef.shape[1]))
+    if isinstance(kernel, Linear):
+        return (parts @ (support_parts.T @ coef)) @ L  # primal form of the linear kernel
+    return (KernelOperator(kernel, parts, support_parts) @ coef) @ L

@@ -1,0 +1,80 @@
+"""Block-coordinate Frank-Wolfe for the structured SVM dual (Lacoste-Julien et al., 2013).
+
+One block per example. At block i the linear subproblem over C * simplex is solved by
+loss-augmented inference, y* = argmax_y Delta(y_i, y) - <w, psi_i(y)>; its corner is
+w_s = C psi_i(y*), ell_s = C Delta(y_i, y*) (or w_s = 0 when y* violates nothing). The block
+duality gap and the exact line search are
+
+    g_i = (ell_s - ell_i) - <w, w_s - w_i>,   gamma = clip(g_i / ||w_s - w_i||^2, 0, 1),
+
+then w_i <- w_i + gamma (w_s - w_i), ell_i <- ell_i + gamma (ell_s - ell_i). After every
+pass the exact duality gap P - D (one inference per example) is recorded; the solver stops
+when it is <= tol * P.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._progress import progress_bar
+from .._result import Result
+from ._dual import DualState
+
+__all__ = ["solve_bcfw"]
+
+
+def _block_step(st: DualState, i: int) -> float:
+    """One Frank-Wolfe step on block i; returns the block gap g_i."""
+    a, b = st.rows(i)
+    sc = st.scores(i)
+    z_true = st.Z[a:b]
+    z = st.oracle.argmax(st.parts[a:b], sc, z_true)  # loss-augmented inference
+    C = st.C
+    new = None
+    if not np.array_equal(z, z_true):
+        dU1, dt1 = st.psi(i, z)
+        loss = float(st.oracle.loss(z_true, z))
+        if loss - st.inner_w(sc.unary, dU1, dt1) > 0.0:  # H_i(y*) > 0: a violated output
+            new = z
+            dU_s, dt_s, ell_s = C * dU1, C * dt1, C * loss
+    if new is None:  # the corner alpha_i = C e_{y_i}: w_s = 0, ell_s = 0
+        dU_s, dt_s, ell_s = 0.0, 0.0, 0.0
+    dU = dU_s - st.field.U[a:b]
+    dt = dt_s - st.tau_blk[i]
+    gap = (ell_s - st.ell[i]) - st.inner_w(sc.unary, dU, dt)
+    if gap <= 0.0:
+        return 0.0
+    q = st.sq_norm(i, dU, dt)
+    gamma = 1.0 if q <= 0.0 else min(1.0, gap / q)  # exact line search
+    st.apply(i, gamma * dU, gamma * dt)
+    st.ell[i] += gamma * (ell_s - st.ell[i])
+    st.ws_alpha[i] *= 1.0 - gamma
+    if new is not None:
+        k = st.find(i, new)
+        k = st.add(i, new) if k < 0 else k
+        st.ws_alpha[i][k] += gamma * C
+    return gap
+
+
+def solve_bcfw(st: DualState, *, max_iter: int, tol: float, rng, verbose=0) -> Result:
+    """Run BCFW passes on ``st`` until the duality gap is <= tol * primal.
+
+    Returns a :class:`~kernelkit._result.Result` whose ``history`` is the exact duality gap
+    after each pass and whose ``info`` holds the final primal and dual objectives.
+    """
+    n = len(st.offsets) - 1
+    history, converged = [], False
+    primal = dual = np.nan
+    with progress_bar(verbose, total=max_iter, desc="StructuredSVM (bcfw)") as bar:
+        for _ in range(max_iter):
+            for i in rng.permutation(n):
+                _block_step(st, int(i))
+            primal, dual = st.objectives()
+            history.append(primal - dual)
+            bar.update()
+            bar.set_postfix_str(f"gap {history[-1]:.3g}")
+            if history[-1] <= tol * max(primal, np.finfo(float).tiny):
+                converged = True
+                break
+    return Result(coef=st.ell, n_iter=len(history), converged=converged, history=history,
+                  info=dict(primal=primal, dual=dual, gap=history[-1]))
