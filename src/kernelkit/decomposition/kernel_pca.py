@@ -1,0 +1,424 @@
+"""Kernel principal component analysis, a drop-in for ``sklearn.decomposition.KernelPCA``.
+
+The derivation (Schoelkopf, Smola & Mueller 1998) in the notes' notation: with m training
+points and feature map phi, the covariance C = (1/m) sum_i phi~(x_i) phi~(x_i)^T of the
+centred features phi~ = phi - mean(phi) has eigenvectors v = sum_i alpha_i phi~(x_i) with
+
+    K~ alpha = m lambda alpha,      K~ = H K H,   H = I - (1/m) 1 1^T,
+
+and ``||v|| = 1`` iff ``alpha^T K~ alpha = 1`` i.e. ``||alpha||^2 = 1 / (m lambda)``. The
+projection of x on v is ``sum_i alpha_i k~(x_i, x)`` with the test-side centring
+
+    k~(x, x_i) = k(x, x_i) - mean_j k(x, x_j) - mean_j k(x_j, x_i) + mean_jl k(x_j, x_l).
+
+``eigenvalues_`` are the eigenvalues mu = m lambda of K~ (as scikit-learn) and
+``explained_variance_`` the notes' lambda = mu / m.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from numba import njit, prange
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.exceptions import NotFittedError, PositiveSpectrumWarning
+
+from .._validation import (
+    FLOAT_DTYPES,
+    check_is_fitted,
+    check_nonnegative,
+    resolve_estimator_kernel,
+    validate_data,
+)
+from ..kernels import Precomputed
+from ..linalg import block_rows, cho_solve, jitter_cholesky, top_eigh
+
+__all__ = ["KernelPCA"]
+
+_SOLVERS = ("auto", "dense", "randomized", "lobpcg", "arpack")
+
+
+@njit(parallel=True, cache=True)
+def _center_in_place(K, col_means, row_means, grand_mean):  # pragma: no cover - numba
+    # K~_ij = K_ij - mean_l K_lj - mean_l K_il + mean_lm K_lm   (K~ = H K H, in place)
+    n, m = K.shape
+    for i in prange(n):
+        ri = row_means[i] - grand_mean
+        for j in range(m):
+            K[i, j] -= col_means[j] + ri
+
+
+def _flip_signs(V):
+    """In place: the largest-|.| entry of every column positive (scikit-learn's svd_flip)."""
+    if V.shape[1] == 0:
+        return V
+    idx = np.argmax(np.abs(V), axis=0)
+    signs = np.sign(V[idx, np.arange(V.shape[1])])
+    signs[signs == 0] = 1
+    V *= signs.astype(V.dtype, copy=False)
+    return V
+
+
+class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Kernel principal component analysis (drop-in for scikit-learn's ``KernelPCA``).
+
+    Builds the Gram matrix once, centres it in feature space **in place**
+    (``K~ = H K H``, one n x n matrix), solves ``K~ alpha = m lambda alpha`` for the leading
+    pairs and projects new points with the test-side centring.
+
+    Parameters
+    ----------
+    n_components : int, default=None
+        Number of components; ``None`` keeps every non-zero component. Larger than the
+        number of training samples is an error.
+    kernel : str, callable, kernelkit or scikit-learn GP kernel, default="linear"
+        ``"linear"``, ``"poly"``, ``"rbf"``, ``"sigmoid"``, ``"cosine"``, ``"laplacian"``,
+        ``"precomputed"``, a kernelkit :class:`~kernelkit.kernels.Kernel`, ...
+    gamma : float, default=None
+        Kernel coefficient of rbf/poly/sigmoid/laplacian; ``None`` means ``1/n_features``.
+    degree : float, default=3
+    coef0 : float, default=1
+    kernel_params : dict, default=None
+        Extra parameters of a string or callable kernel.
+    alpha : float, default=1.0
+        Ridge of the kernel ridge regression that learns the pre-image map
+        (``fit_inverse_transform=True``).
+    fit_inverse_transform : bool, default=False
+        Learn ``inverse_transform`` (Bakir, Weston & Schoelkopf 2004).
+    eigen_solver : {"auto", "dense", "randomized", "lobpcg", "arpack"}, default="auto"
+        "dense": LAPACK, only the requested subset (``syevr``), or every pair with
+        ``syevd`` when all components are wanted. "randomized": randomized block Krylov
+        (block Lanczos) iterated until the residuals meet ``tol``. "lobpcg": scipy's
+        LOBPCG. "arpack": scipy's ``eigsh`` (as scikit-learn). "auto": "randomized" when
+        ``n_samples > 1000`` and ``n_components < n_samples / 10``, else "dense".
+    tol : float, default=0
+        Relative residual tolerance ``||K~ v - mu v|| <= tol * mu_1`` of the iterative
+        solvers; 0 means as accurate as the floating-point type allows (1e-12 in float64,
+        1e-5 in float32).
+    max_iter : int, default=None
+        Iteration cap of the iterative solvers.
+    iterated_power : int or "auto", default="auto"
+        "randomized" only: "auto" iterates until ``tol`` is met; an int runs exactly that
+        many block Krylov steps.
+    remove_zero_eig : bool, default=False
+        Drop components with zero eigenvalue (always done when ``n_components=None``).
+    random_state : int, RandomState or None, default=None
+        Seed of the randomized / LOBPCG / ARPACK start.
+    copy_X : bool, default=True
+        Copy the training data (with ``kernel="precomputed"`` the matrix is centred in
+        place when ``copy_X=False``).
+    n_jobs : int, default=None
+        Accepted for compatibility; kernel matrices use every numba/BLAS thread.
+
+    Attributes
+    ----------
+    eigenvalues_ : ndarray of shape (n_components,)
+        Eigenvalues ``mu = m lambda`` of the centred kernel matrix, descending.
+    eigenvectors_ : ndarray of shape (n_samples, n_components)
+        Unit eigenvectors of the centred kernel matrix (sign: largest entry positive).
+    explained_variance_ : ndarray of shape (n_components,)
+        The notes' ``lambda = eigenvalues_ / n_samples``: the variance of the training
+        features along each principal axis.
+    dual_coef_ : ndarray of shape (n_samples, n_features)
+        Pre-image regression coefficients (``fit_inverse_transform=True``).
+    X_transformed_fit_ : ndarray of shape (n_samples, n_components)
+        Projections of the training data (``fit_inverse_transform=True``).
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        Training data (the centred matrix itself for ``kernel="precomputed"``).
+    K_fit_rows_ : ndarray of shape (n_samples,)
+        Column means of the training kernel matrix (test-side centring).
+    K_fit_all_ : float
+        Grand mean of the training kernel matrix.
+    kernel_ : Kernel
+        The resolved kernel.
+    gamma_ : float or None
+        The kernel coefficient used (``1/n_features`` when ``gamma=None``).
+    eigen_solver_ : str
+        The solver that ran.
+    n_iter_ : int
+        Products with K~ of the iterative solver (1 for "dense").
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit import KernelPCA
+    >>> X = np.random.default_rng(0).normal(size=(50, 3))
+    >>> kpca = KernelPCA(n_components=2, kernel="rbf", gamma=0.5).fit(X)
+    >>> kpca.transform(X[:4]).shape
+    (4, 2)
+    >>> bool(np.allclose(kpca.explained_variance_ * 50, kpca.eigenvalues_))
+    True
+    """
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        kernel="linear",
+        gamma=None,
+        degree=3,
+        coef0=1,
+        kernel_params=None,
+        alpha=1.0,
+        fit_inverse_transform=False,
+        eigen_solver="auto",
+        tol=0,
+        max_iter=None,
+        iterated_power="auto",
+        remove_zero_eig=False,
+        random_state=None,
+        copy_X=True,
+        n_jobs=None,
+    ):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.alpha = alpha
+        self.fit_inverse_transform = fit_inverse_transform
+        self.eigen_solver = eigen_solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.iterated_power = iterated_power
+        self.remove_zero_eig = remove_zero_eig
+        self.random_state = random_state
+        self.copy_X = copy_X
+        self.n_jobs = n_jobs
+
+    # ---------------------------------------------------------------- checks
+    def _check_params(self, n_samples: int) -> int:
+        if self.eigen_solver not in _SOLVERS:
+            raise ValueError(f"eigen_solver must be one of {_SOLVERS}; got {self.eigen_solver!r}.")
+        check_nonnegative(self.alpha, "alpha")
+        check_nonnegative(self.tol, "tol")
+        if self.gamma is not None:
+            check_nonnegative(self.gamma, "gamma")
+        if not (self.iterated_power == "auto" or (
+                isinstance(self.iterated_power, numbers.Integral)
+                and not isinstance(self.iterated_power, bool) and self.iterated_power >= 0)):
+            raise ValueError(
+                f"iterated_power must be 'auto' or an int >= 0; got {self.iterated_power!r}.")
+        if self.max_iter is not None and (
+                not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1):
+            raise ValueError(f"max_iter must be None or an int >= 1; got {self.max_iter!r}.")
+        if self.fit_inverse_transform and self._precomputed():
+            raise ValueError("Cannot fit_inverse_transform with a precomputed kernel.")
+        k = self.n_components
+        if k is None:
+            return n_samples
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+            raise ValueError(f"n_components must be None or an int >= 1; got {k!r}.")
+        if k > n_samples:
+            raise ValueError(
+                f"n_components={k} is larger than the number of training samples "
+                f"({n_samples}): the centred kernel matrix has at most {n_samples} "
+                "eigenpairs. Pass n_components <= n_samples (or None for all)."
+            )
+        return int(k)
+
+    def _precomputed(self) -> bool:
+        return isinstance(self.kernel, Precomputed) or (
+            isinstance(self.kernel, str) and self.kernel == "precomputed")
+
+    def _solver(self, n: int, k: int) -> str:
+        if self.eigen_solver != "auto":
+            return self.eigen_solver
+        return "randomized" if (n > 1000 and k < n / 10) else "dense"
+
+    # ------------------------------------------------------------------- fit
+    def fit(self, X, y=None):
+        """Fit the model from data in X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, or the (n_samples, n_samples) Gram matrix for
+            ``kernel="precomputed"``.
+        y : Ignored
+
+        Returns
+        -------
+        self : KernelPCA
+        """
+        X = validate_data(self, X, dtype=FLOAT_DTYPES, copy=self.copy_X)
+        n = X.shape[0]
+        k = self._check_params(n)
+        self.kernel_ = resolve_estimator_kernel(self, X.shape[1])
+        self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else self.gamma
+        if self._precomputed():
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(
+                    f"kernel='precomputed' needs a square (n_samples, n_samples) Gram matrix "
+                    f"at fit; got shape {X.shape}.")
+            K = X  # centred in place (a copy already when copy_X=True), as scikit-learn
+        else:
+            K = self.kernel_(X)
+        self._fit_centered_eigh(K, k)
+        del K  # the one n x n matrix
+        if self.fit_inverse_transform:
+            self._fit_inverse(self.eigenvectors_ * np.sqrt(self.eigenvalues_), X)
+        self.X_fit_ = X
+        return self
+
+    def _fit_centered_eigh(self, K, k):
+        n = K.shape[0]
+        # test-side centring needs the column means and grand mean of the raw K
+        col_means = K.mean(axis=0)
+        row_means = K.mean(axis=1) if self._precomputed() else col_means  # K symmetric
+        grand = float(col_means.mean())
+        _center_in_place(K, col_means, row_means, K.dtype.type(grand))
+        self.K_fit_rows_ = col_means
+        self.K_fit_all_ = grand
+        # K~ alpha = mu alpha, the k largest mu (mu = m lambda)
+        solver = self._solver(n, k)
+        tol = {"randomized": self.tol or (1e-12 if K.dtype == np.float64 else 1e-5),
+               "lobpcg": self.tol or None}.get(solver, self.tol)
+        w, V, n_iter = top_eigh(
+            K, k, solver, overwrite_a=True, random_state=self.random_state,
+            n_iter=None if self.iterated_power == "auto" else int(self.iterated_power),
+            tol=tol, max_iter=self.max_iter, return_n_iter=True,
+        )
+        w, V = self._clean_spectrum(w, V)
+        self.eigenvalues_ = w
+        self.eigenvectors_ = _flip_signs(V)
+        self.explained_variance_ = w / n  # the notes' lambda
+        self.eigen_solver_ = solver
+        self.n_iter_ = int(n_iter)
+
+    def _clean_spectrum(self, w, V):
+        """Zero round-off eigenvalues; warn about and drop significantly negative ones."""
+        w = np.array(w, copy=True)
+        eps_neg, eps_abs, eps_small = (
+            (1e-5, 1e-10, 1e-12) if w.dtype == np.float64 else (5e-3, 1e-6, 2e-7))
+        top = float(w.max()) if w.size else 0.0
+        neg = w < -max(eps_neg * max(top, 0.0), eps_abs)
+        if neg.any():
+            warnings.warn(
+                f"The centred kernel matrix is not positive semi-definite: {int(neg.sum())} "
+                f"of the requested eigenvalues are negative (smallest {float(w.min()):.3g}, "
+                f"largest {top:.3g}). Their components are dropped; use a PSD kernel "
+                "(e.g. rbf, poly, linear) to keep them.",
+                PositiveSpectrumWarning, stacklevel=3,
+            )
+        w[(w < 0) & ~neg] = 0.0  # round-off
+        w[(w > 0) & (w < eps_small * max(top, 0.0))] = 0.0  # numerically zero
+        keep = ~neg
+        if self.remove_zero_eig or self.n_components is None:
+            keep &= w > 0
+        return (w, V) if keep.all() else (w[keep], V[:, keep])
+
+    def _fit_inverse(self, Z, X):
+        # pre-image map by kernel ridge regression on the projections:
+        # (K_Z + alpha I) A = X,  x^(z) = k(z, Z) A
+        K = self.kernel_(Z)
+        K.flat[:: K.shape[0] + 1] += self.alpha
+        L, _ = jitter_cholesky(K, overwrite_a=True, what="kernel matrix of the projections",
+                               hint="increase alpha")
+        self.dual_coef_ = cho_solve(L, np.asarray(X, dtype=L.dtype))
+        self.X_transformed_fit_ = Z
+
+    def fit_transform(self, X, y=None, **params):
+        """Fit and return the projections of X (``eigenvectors_ * sqrt(eigenvalues_)``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : Ignored
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components)
+        """
+        self.fit(X, **params)
+        # projection of training point i: sum_j alpha_j K~_ji = mu alpha_i / sqrt(mu)
+        return self.eigenvectors_ * np.sqrt(self.eigenvalues_)
+
+    # ------------------------------------------------------------- transform
+    def _scaled_alphas(self):
+        # alpha = v / sqrt(mu) gives unit feature-space axes; zero for mu = 0 (null space)
+        A = np.zeros_like(self.eigenvectors_)
+        nz = np.flatnonzero(self.eigenvalues_)
+        A[:, nz] = self.eigenvectors_[:, nz] / np.sqrt(self.eigenvalues_[nz])
+        return A
+
+    def transform(self, X):
+        """Project X on the principal axes (test-side centring of ``k(X, X_fit_)``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            (n_samples, n_train) kernel values for ``kernel="precomputed"``.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
+        A = self._scaled_alphas()
+        n_fit = self.eigenvectors_.shape[0]
+        # K~_t A = K_t A - 1 (r^T A) - (K_t 1/m) (1^T A) + g (1^T A)
+        rA = self.K_fit_rows_ @ A
+        sA = A.sum(axis=0)
+        dtype = np.result_type(X.dtype, A.dtype)
+        out = np.empty((X.shape[0], A.shape[1]), dtype=dtype)
+        step = block_rows(n_fit, np.dtype(dtype).itemsize)
+        for start in range(0, X.shape[0], step):
+            sl = slice(start, start + step)
+            Kt = X[sl] if self._precomputed() else self.kernel_(X[sl], self.X_fit_)
+            P = Kt @ A
+            P -= rA
+            P -= np.outer(Kt.mean(axis=1), sA)
+            P += self.K_fit_all_ * sA
+            out[sl] = P
+        return out
+
+    def inverse_transform(self, X):
+        """Map projections back to input space with the learned pre-image regression.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_components)
+
+        Returns
+        -------
+        X_original : ndarray of shape (n_samples, n_features)
+
+        Notes
+        -----
+        As scikit-learn: the centred kernel carries no information about the feature-space
+        mean, so the reconstruction does not restore it (e.g. for the linear kernel).
+        """
+        if not self.fit_inverse_transform:
+            raise NotFittedError(
+                "The fit_inverse_transform parameter was not set to True when instantiating "
+                "and hence the inverse transform is not available."
+            )
+        check_is_fitted(self)
+        from sklearn.utils.validation import check_array
+
+        Z = check_array(X, dtype=FLOAT_DTYPES)
+        if Z.shape[1] != self.X_transformed_fit_.shape[1]:
+            raise ValueError(
+                f"X has {Z.shape[1]} columns but the model has "
+                f"{self.X_transformed_fit_.shape[1]} components."
+            )
+        return self.kernel_(Z, self.X_transformed_fit_) @ self.dual_coef_
+
+    # ------------------------------------------------------------------ misc
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.input_tags.pairwise = self._precomputed()
+        return tags
+
+    @property
+    def _n_features_out(self):
+        """Number of transformed output features."""
+        return self.eigenvalues_.shape[0]
