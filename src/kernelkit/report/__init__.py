@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Section", "DemoContext"]
+__all__ = ["Section", "DemoContext", "run_demo"]
 
 
 @dataclass
@@ -28,12 +28,16 @@ class Section:
     figures : list of (caption, matplotlib.figure.Figure)
     text : str
         A short paragraph (plain text) shown above the figures.
+    tables : list of (caption, header, rows)
+        Extra tables printed in the terminal and the report: ``header`` is a list of
+        column names, ``rows`` a list of lists of cells (numbers or strings).
     """
 
     title: str
     rows: list[dict[str, Any]] = field(default_factory=list)
     figures: list[tuple[str, Any]] = field(default_factory=list)
     text: str = ""
+    tables: list[tuple[str, list[str], list[list[Any]]]] = field(default_factory=list)
 
 
 @dataclass
@@ -43,3 +47,11 @@ class DemoContext:
     quick: bool = False
     random_state: int = 0
     progress: Any = print
+
+
+def __getattr__(name: str):
+    if name == "run_demo":
+        from .runner import run_demo
+
+        return run_demo
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,645 @@
+"""The ``kernelkit`` command (also ``python -m kernelkit``).
+
+::
+
+    kernelkit demo [--out DIR] [--quick]
+    kernelkit fit MODEL --data FILE --target COLUMN [--param NAME=VALUE ...] --out MODEL_FILE
+    kernelkit predict --model MODEL_FILE --data FILE [--out FILE] [--std]
+    kernelkit evaluate --model MODEL_FILE --data FILE --target COLUMN
+    kernelkit info MODEL_FILE
+
+Data files are CSV (``.csv``, ``.txt``, ``.tsv``) or Parquet (``.parquet``, ``.pq``), read
+with pandas (the ``io`` extra). Every error is one line on stderr and a non-zero exit status
+(2 for a malformed command line, 1 otherwise); ``--debug`` shows the traceback. A command
+that fails writes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import inspect
+import re
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+__all__ = ["main"]
+
+CSV_SUFFIXES = {".csv", ".txt", ".tsv"}
+PARQUET_SUFFIXES = {".parquet", ".pq"}
+# names that resolve_kernel understands as strings (sklearn.metrics.pairwise spelling)
+KERNEL_NAMES = {"linear", "poly", "polynomial", "rbf", "laplacian", "precomputed", "sigmoid",
+                "cosine", "chi2", "additive_chi2"}
+
+
+class CLIError(Exception):
+    """An error reported as one line, without a traceback."""
+
+
+class _UsageError(CLIError):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line instead of usage + message
+        raise _UsageError(f"{message} (see '{self.prog} --help')")
+
+
+# ------------------------------------------------------------------------------ data
+def _pandas():
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is in the 'io' extra
+        raise CLIError("reading data files needs pandas: pip install 'kernelkit[io]'") from None
+    return pd
+
+
+def _suffix(path: Path, what: str) -> str:
+    suffix = path.suffix.lower()
+    if suffix not in CSV_SUFFIXES | PARQUET_SUFFIXES:
+        raise CLIError(
+            f"{what} {path}: unsupported file type {suffix or '(none)'!r}; use .csv or .parquet"
+        )
+    return suffix
+
+
+def read_table(path: str):
+    """A pandas DataFrame from a CSV or Parquet file, with one-line errors."""
+    p = Path(path)
+    suffix = _suffix(p, "data file")
+    if not p.is_file():
+        raise CLIError(f"data file not found: {path}")
+    pd = _pandas()
+    try:
+        if suffix in PARQUET_SUFFIXES:
+            df = pd.read_parquet(p)
+        else:
+            df = pd.read_csv(p, sep="\t" if suffix == ".tsv" else ",")
+    except ImportError as exc:
+        raise CLIError(f"reading {path} needs pyarrow: pip install 'kernelkit[io]' ({exc})"
+                       ) from None
+    except Exception as exc:  # noqa: BLE001 - any parser error becomes one line
+        kind = "Parquet" if suffix in PARQUET_SUFFIXES else "CSV"
+        raise CLIError(f"cannot read {path} as {kind}: {_one_line(exc)}") from None
+    if len(df) == 0:
+        raise CLIError(f"data file {path} has no rows")
+    df.columns = [str(c) for c in df.columns]
+    return df
+
+
+def _column(df, name: str, path: str):
+    if name not in df.columns:
+        hint = difflib.get_close_matches(name, list(df.columns), n=1)
+        extra = f"; did you mean {hint[0]!r}?" if hint else ""
+        cols = ", ".join(map(repr, list(df.columns)[:20]))
+        raise CLIError(f"column {name!r} is not in {path} (columns: {cols}){extra}")
+    return df[name]
+
+
+def _check_missing(col, name: str, path: str) -> None:
+    bad = col.isna().to_numpy()
+    if bad.any():
+        rows = ", ".join(str(i + 2) for i in bad.nonzero()[0][:5])  # +2: header, 1-based
+        raise CLIError(
+            f"column {name!r} in {path} has {int(bad.sum())} missing value(s) (file line "
+            f"{rows}{', ...' if bad.sum() > 5 else ''}); fill or drop them"
+        )
+
+
+def feature_matrix(df, columns: list[str], path: str):
+    """The float64 feature matrix of ``columns``; names the first non-numeric column."""
+    import numpy as np
+
+    pd = _pandas()
+    for name in columns:
+        col = _column(df, name, path)
+        if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)):
+            sample = col.dropna().astype(str).head(1).tolist()
+            example = f" (e.g. {sample[0]!r})" if sample else ""
+            raise CLIError(
+                f"column {name!r} in {path} is not numeric{example}; encode it as numbers "
+                "or leave it out with --features"
+            )
+        _check_missing(col, name, path)
+    return np.ascontiguousarray(df[columns].to_numpy(dtype=np.float64))
+
+
+def write_table(df, path: str) -> None:
+    """Write ``df`` to CSV/Parquet atomically (nothing is left behind on failure)."""
+    from .io import atomic_write
+
+    p = Path(path)
+    suffix = _suffix(p, "output file")
+    if not p.parent.is_dir():
+        raise CLIError(f"cannot write {path}: folder {p.parent} does not exist")
+    if suffix in PARQUET_SUFFIXES:
+        atomic_write(p, lambda fh: df.to_parquet(fh, index=False))
+    else:
+        sep = "\t" if suffix == ".tsv" else ","
+        atomic_write(p, lambda fh: df.to_csv(fh, index=False, sep=sep, lineterminator="\n"),
+                     mode="w")
+
+
+# ------------------------------------------------------------------------- estimators
+def _estimators() -> dict[str, type]:
+    from .utils import all_estimators
+
+    return dict(all_estimators())
+
+
+def estimator_class(name: str) -> type:
+    """The public estimator called ``name`` (case-insensitive), or a one-line error."""
+    table = _estimators()
+    if name in table:
+        return table[name]
+    lower = {k.lower(): v for k, v in table.items()}
+    if name.lower() in lower:
+        return lower[name.lower()]
+    hint = difflib.get_close_matches(name, list(table), n=1, cutoff=0.5)
+    extra = f"; did you mean {hint[0]!r}?" if hint else ""
+    raise CLIError(f"unknown model {name!r}{extra} (models: {', '.join(sorted(table))})")
+
+
+def _spec_namespace() -> dict[str, Any]:
+    """Classes that a ``--param`` spec may construct: kernels, estimators, weak learners,
+    oracles and losses, all from kernelkit."""
+    import importlib
+
+    from . import kernels
+
+    names = {}
+    for module in ("kernelkit", "kernelkit.ensemble", "kernelkit.structured",
+                   "kernelkit.losses"):
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:
+            continue
+        for n in getattr(mod, "__all__", []):
+            try:
+                obj = getattr(mod, n)
+            except (AttributeError, ImportError):
+                continue
+            if isinstance(obj, type):
+                names[n] = obj
+    for n in kernels.__all__:
+        obj = getattr(kernels, n)
+        if isinstance(obj, type) and issubclass(obj, kernels.Kernel) and obj is not kernels.Kernel:
+            names[n] = obj
+    return names
+
+
+_TRUE = {"true", "yes", "1", "on"}
+_FALSE = {"false", "no", "0", "off"}
+_SPEC = re.compile(r"^\(*\s*([0-9.eE+-]+\s*\*\s*)?[A-Z]\w*\s*(\(.*\))?")
+
+
+def _literal(text: str) -> Any:
+    import ast
+
+    if text.lower() in ("none", "null"):
+        return None
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return text
+
+
+def convert_param(cls: type, name: str, text: str) -> Any:
+    """Parse ``text`` for parameter ``name`` of ``cls``, checked against its default."""
+    from ._spec import parse_spec
+
+    sig = inspect.signature(cls.__init__)
+    default = sig.parameters[name].default
+    empty = inspect.Parameter.empty
+    text = text.strip()
+    kind = (
+        "a kernel" if name == "kernel" or name.endswith("_kernel")
+        else "true or false" if isinstance(default, bool)
+        else "an integer" if isinstance(default, int)
+        else "a number" if isinstance(default, float)
+        else None
+    )
+    if kind == "true or false":
+        if text.lower() in _TRUE | _FALSE:
+            return text.lower() in _TRUE
+        raise CLIError(f"parameter {name!r} of {cls.__name__} expects true or false; got "
+                       f"{text!r}")
+    if kind == "a kernel" and text.lower() in KERNEL_NAMES:
+        return text.lower()
+    if _SPEC.match(text) and text.lower() not in ("none", "true", "false"):
+        try:
+            value = parse_spec(text, _spec_namespace())
+        except ValueError as exc:
+            raise CLIError(f"parameter {name!r}: {exc}") from None
+        if kind in ("an integer", "a number"):
+            raise CLIError(f"parameter {name!r} of {cls.__name__} expects {kind}; got {text!r}")
+        return value
+    value = _literal(text)
+    if value is None or default is empty or default is None:
+        return value
+    if kind == "an integer":
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise CLIError(f"parameter {name!r} of {cls.__name__} expects an integer; got {text!r}")
+    if kind == "a number":
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        raise CLIError(f"parameter {name!r} of {cls.__name__} expects a number; got {text!r}")
+    if isinstance(default, (tuple, list)) and not isinstance(value, (tuple, list)):
+        raise CLIError(f"parameter {name!r} of {cls.__name__} expects a list such as "
+                       f"{list(default)!r}; got {text!r}")
+    if kind == "a kernel" and isinstance(value, str):
+        raise CLIError(
+            f"parameter {name!r}: unknown kernel {text!r}; use one of "
+            f"{', '.join(sorted(KERNEL_NAMES))} or a spec such as 'RBF(length_scale=2.0)'"
+        )
+    return value
+
+
+def parse_params(cls: type, items: list[str]) -> dict[str, Any]:
+    """``name=value`` strings to constructor keyword arguments, with one-line errors."""
+    sig = inspect.signature(cls.__init__)
+    valid = [p for p in sig.parameters if p != "self"]
+    out: dict[str, Any] = {}
+    for item in items:
+        if "=" not in item:
+            raise CLIError(f"--param expects NAME=VALUE; got {item!r}")
+        name, text = (s.strip() for s in item.split("=", 1))
+        if name not in valid:
+            hint = difflib.get_close_matches(name, valid, n=1)
+            extra = f"; did you mean {hint[0]!r}?" if hint else ""
+            raise CLIError(f"unknown parameter {name!r} for {cls.__name__}{extra} "
+                           f"(parameters: {', '.join(valid)})")
+        if name in out:
+            raise CLIError(f"parameter {name!r} is given twice")
+        out[name] = convert_param(cls, name, text)
+    return out
+
+
+def _kind(model) -> str:
+    from sklearn.base import is_classifier, is_outlier_detector, is_regressor
+
+    if is_classifier(model):
+        return "classifier"
+    if is_regressor(model):
+        return "regressor"
+    if is_outlier_detector(model):
+        return "outlier detector"
+    return "transformer"
+
+
+# --------------------------------------------------------------------------- commands
+def cmd_demo(args) -> int:
+    from .report.runner import run_demo
+
+    only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
+    try:
+        result = run_demo(args.out, quick=args.quick, only=only, random_state=args.seed,
+                          debug=args.debug)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    if not result.ok:
+        names = ", ".join(r.name for r in result.failed)
+        print(f"kernelkit: error: demo section(s) failed: {names} (details in "
+              f"{result.html_path})", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_fit(args) -> int:
+    from . import io as kio
+
+    cls = estimator_class(args.model)
+    params = parse_params(cls, args.param or [])
+    out = Path(args.out)
+    _suffix_model(out)
+    if not out.parent.is_dir():
+        raise CLIError(f"cannot write {args.out}: folder {out.parent} does not exist")
+    try:
+        model = cls(**params)
+    except Exception as exc:  # noqa: BLE001
+        raise CLIError(f"cannot create {cls.__name__}: {_one_line(exc)}") from None
+    kind = _kind(model)
+    df = read_table(args.data)
+    if args.target is None and kind in ("classifier", "regressor"):
+        raise CLIError(f"{cls.__name__} is a {kind}: give the target column with --target")
+    y = None
+    if args.target is not None:
+        ycol = _column(df, args.target, args.data)
+        _check_missing(ycol, args.target, args.data)
+    if args.features:
+        features = [c.strip() for c in args.features.split(",") if c.strip()]
+    else:
+        features = [c for c in df.columns if c != args.target]
+    if args.target in features:
+        raise CLIError(f"column {args.target!r} cannot be both the target and a feature")
+    if not features:
+        raise CLIError(f"{args.data} has no feature columns besides the target")
+    X = feature_matrix(df, features, args.data)
+    if args.target is not None and kind != "transformer":
+        y = _target(ycol, args.target, args.data, kind)
+    start = time.perf_counter()
+    try:
+        model.fit(X) if y is None else model.fit(X, y)
+    except Exception as exc:  # noqa: BLE001
+        raise CLIError(f"fitting {cls.__name__} failed: {_one_line(exc)}") from exc
+    seconds = time.perf_counter() - start
+    meta = {"features": features, "target": args.target if y is not None else None,
+            "n_samples": int(len(X)), "data": Path(args.data).name, "kind": kind}
+    kio.save(model, out, metadata=meta)
+    target = f", target {args.target!r}" if y is not None else ""
+    print(f"fitted {cls.__name__} on {len(X)} rows x {len(features)} features{target} in "
+          f"{seconds:.2f} s -> {out}")
+    return 0
+
+
+def _suffix_model(path: Path) -> None:
+    if path.suffix.lower() in CSV_SUFFIXES | PARQUET_SUFFIXES:
+        raise CLIError(f"--out {path} looks like a data file; a model file is written there "
+                       "(use e.g. model.kkm)")
+
+
+def _target(col, name: str, path: str, kind: str):
+    import numpy as np
+
+    pd = _pandas()
+    if kind == "regressor":
+        if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+            sample = col.astype(str).head(1).tolist()
+            raise CLIError(f"target column {name!r} in {path} is not numeric (e.g. "
+                           f"{sample[0]!r}); a regressor needs numbers")
+        return col.to_numpy(dtype=np.float64)
+    values = col.to_numpy()
+    if values.dtype == object:
+        values = values.astype(str)
+    return values
+
+
+def _load_model(path: str):
+    from . import io as kio
+
+    p = Path(path)
+    if not p.is_file():
+        raise CLIError(f"model file not found: {path}")
+    try:
+        model = kio.load(p)
+        manifest = kio.read_manifest(p, verify=False)
+    except kio.FormatError as exc:
+        raise CLIError(str(exc)) from None
+    return model, manifest.get("metadata") or {}
+
+
+def _model_features(model, meta: dict, df, path: str) -> list[str]:
+    features = meta.get("features")
+    if features is None and hasattr(model, "feature_names_in_"):
+        features = [str(c) for c in model.feature_names_in_]
+    if features is None:
+        n = getattr(model, "n_features_in_", None)
+        features = [c for c in df.columns if c != meta.get("target")]
+        if n is not None and len(features) != n:
+            raise CLIError(f"the model expects {n} feature columns; {path} has {len(features)}"
+                           " (the model file does not name its columns)")
+    return [str(f) for f in features]
+
+
+def cmd_predict(args) -> int:
+    import numpy as np
+
+    pd = _pandas()
+    if args.out is not None:
+        out = Path(args.out)
+        _suffix(out, "output file")
+        if not out.parent.is_dir():
+            raise CLIError(f"cannot write {args.out}: folder {out.parent} does not exist")
+    model, meta = _load_model(args.model)
+    name = type(model).__name__
+    if args.std:
+        predict = getattr(model, "predict", None)
+        if predict is None or "return_std" not in inspect.signature(predict).parameters:
+            raise CLIError(f"{name} cannot give a standard deviation (--std): its predict has "
+                           "no return_std")
+    df = read_table(args.data)
+    X = feature_matrix(df, _model_features(model, meta, df, args.data), args.data)
+    try:
+        if hasattr(model, "predict"):
+            if args.std:
+                mean, std = model.predict(X, return_std=True)
+                out_df = pd.DataFrame({"prediction": np.asarray(mean), "std": np.asarray(std)})
+            else:
+                pred = np.asarray(model.predict(X))
+                out_df = pd.DataFrame(
+                    {"prediction": pred} if pred.ndim == 1 else
+                    {f"prediction_{j + 1}": pred[:, j] for j in range(pred.shape[1])}
+                )
+        elif hasattr(model, "transform"):
+            Z = np.asarray(model.transform(X))
+            out_df = pd.DataFrame({f"component_{j + 1}": Z[:, j] for j in range(Z.shape[1])})
+        else:
+            raise CLIError(f"{name} has neither predict nor transform")
+    except CLIError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise CLIError(f"predicting with {name} failed: {_one_line(exc)}") from exc
+    if args.out is None:
+        out_df.to_csv(sys.stdout, index=False, lineterminator="\n")
+    else:
+        write_table(out_df, args.out)
+        print(f"wrote {len(out_df)} predictions to {args.out}", file=sys.stderr)
+    return 0
+
+
+def cmd_evaluate(args) -> int:
+    import numpy as np
+    from sklearn import metrics
+
+    model, meta = _load_model(args.model)
+    name = type(model).__name__
+    kind = meta.get("kind") or _kind(model)
+    df = read_table(args.data)
+    ycol = _column(df, args.target, args.data)
+    _check_missing(ycol, args.target, args.data)
+    X = feature_matrix(df, _model_features(model, meta, df, args.data), args.data)
+    if kind == "transformer":
+        raise CLIError(f"{name} is a transformer: there is nothing to evaluate against a target")
+    y = _target(ycol, args.target, args.data, kind)
+    try:
+        pred = np.asarray(model.predict(X))
+    except Exception as exc:  # noqa: BLE001
+        raise CLIError(f"predicting with {name} failed: {_one_line(exc)}") from exc
+    lines = [("model", name), ("rows", len(y))]
+    if kind == "regressor":
+        lines += [("r2", metrics.r2_score(y, pred)),
+                  ("rmse", float(np.sqrt(metrics.mean_squared_error(y, pred)))),
+                  ("mae", metrics.mean_absolute_error(y, pred))]
+    else:
+        if pred.dtype.kind in "iufb" and y.dtype.kind in "iufb":
+            acc = float(np.mean(pred == y))
+        else:  # labels read from a file are strings; compare as such
+            acc = float(np.mean(pred.astype(str) == y.astype(str)))
+        lines += [("accuracy", float(acc)), ("error_rate", 1.0 - float(acc))]
+    for key, value in lines:
+        print(f"{key}: {value:.6g}" if isinstance(value, float) else f"{key}: {value}")
+    return 0
+
+
+def _describe(value: Any) -> str:
+    """A short readable form of a parameter or fitted attribute."""
+    import numpy as np
+
+    from ._spec import kernel_spec
+    from .kernels import Kernel
+
+    if isinstance(value, np.ndarray):
+        kind = "strings" if value.dtype == object else str(value.dtype)
+        if value.size <= 6 and value.ndim <= 1:
+            return f"array {value.tolist()!r}"
+        return f"array {kind} {value.shape}"
+    if isinstance(value, Kernel):
+        return kernel_spec(value)
+    if hasattr(value, "get_params"):
+        text = repr(value)
+        return " ".join(text.split())[:200]
+    if isinstance(value, (list, tuple, dict)) and len(value) > 8:
+        return f"{type(value).__name__} of {len(value)} items"
+    text = " ".join(repr(value).split())
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def cmd_info(args) -> int:
+    from . import io as kio
+
+    model, _ = _load_model(args.model_file)  # verifies every checksum
+    p = Path(args.model_file)
+    man = kio.read_manifest(p, verify=False)
+    meta = man.get("metadata") or {}
+    params = model.get_params(deep=False)
+    state = {k: v for k, v in vars(model).items() if k not in params}
+    cls = type(model)
+    print(f"model file: {p} ({p.stat().st_size / 1024:.1f} KiB, {len(man['arrays'])} arrays,"
+          " checksums ok)")
+    print(f"class:      {cls.__module__}.{cls.__qualname__}")
+    print(f"format:     {man['format']} version {man['format_version']}, written by "
+          f"kernelkit {man.get('library_version', '?')}")
+    if man.get("kernel"):
+        print(f"kernel:     {man['kernel']}")
+    print("parameters:")
+    for k, v in params.items():
+        print(f"  {k} = {_describe(v)}")
+    print("fitted state:" if state else "fitted state: (not fitted)")
+    for k, v in state.items():
+        print(f"  {k} = {_describe(v)}")
+    if meta.get("features"):
+        feats = [str(f) for f in meta["features"]]
+        shown = ", ".join(feats[:10]) + (", ..." if len(feats) > 10 else "")
+        target = f"; target {meta['target']!r}" if meta.get("target") else ""
+        rows = f" ({meta['n_samples']} rows of {meta.get('data', '?')})" if meta.get(
+            "n_samples") else ""
+        print(f"trained on: {len(feats)} features [{shown}]{target}{rows}")
+    return 0
+
+
+# ------------------------------------------------------------------------------ main
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="kernelkit",
+        description="Kernel methods, Gaussian processes and boosting: demo report, and "
+                    "fit/predict/evaluate models on CSV or Parquet files.",
+        epilog="Add --debug to any command to see the full traceback of an error.",
+    )
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"kernelkit {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                                metavar="COMMAND")
+
+    p = sub.add_parser("demo", help="tour of every model on bundled data; writes report.html")
+    p.add_argument("--out", default="kernelkit-report", metavar="DIR",
+                   help="folder for report.html (default: kernelkit-report)")
+    p.add_argument("--quick", action="store_true", help="small data: under a minute")
+    p.add_argument("--only", metavar="SECTIONS", help="comma-separated section names")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("fit", help="fit a model on a data file and save it")
+    p.add_argument("model", metavar="MODEL", help="estimator name, e.g. KernelRidge")
+    p.add_argument("--data", required=True, metavar="FILE", help="CSV or Parquet file")
+    p.add_argument("--target", metavar="COLUMN",
+                   help="target column (required for classifiers and regressors)")
+    p.add_argument("--features", metavar="COLUMNS",
+                   help="comma-separated feature columns (default: all but the target)")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="constructor parameter, e.g. alpha=0.1 or kernel='RBF(length_scale=2)'"
+                        " (repeatable)")
+    p.add_argument("--out", required=True, metavar="MODEL_FILE", help="model file to write")
+    p.set_defaults(func=cmd_fit)
+
+    p = sub.add_parser("predict", help="predict with a saved model")
+    p.add_argument("--model", required=True, metavar="MODEL_FILE")
+    p.add_argument("--data", required=True, metavar="FILE", help="CSV or Parquet file")
+    p.add_argument("--out", metavar="FILE", help="CSV or Parquet output (default: stdout CSV)")
+    p.add_argument("--std", action="store_true",
+                   help="also the predictive standard deviation (Gaussian processes)")
+    p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser("evaluate", help="score a saved model on labelled data")
+    p.add_argument("--model", required=True, metavar="MODEL_FILE")
+    p.add_argument("--data", required=True, metavar="FILE", help="CSV or Parquet file")
+    p.add_argument("--target", required=True, metavar="COLUMN")
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("info", help="describe a saved model (and verify its checksums)")
+    p.add_argument("model_file", metavar="MODEL_FILE")
+    p.set_defaults(func=cmd_info)
+    return parser
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``kernelkit`` command; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    argv = [a for a in argv if a != "--debug"]
+    parser = build_parser()
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        try:
+            args = parser.parse_args(argv)
+            args.debug = debug
+            return int(args.func(args) or 0)
+        except _UsageError as exc:
+            print(f"kernelkit: error: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print("kernelkit: interrupted", file=sys.stderr)
+            return 130
+        except BrokenPipeError:  # e.g. `kernelkit predict ... | head`: stop quietly
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 1
+        except Exception as exc:  # noqa: BLE001 - one line unless --debug
+            if debug:
+                import traceback
+
+                traceback.print_exc()
+            msg = str(exc) if isinstance(exc, CLIError) else (
+                f"{type(exc).__name__}: {_one_line(exc)}" if not isinstance(
+                    exc, (ValueError, OSError)) else _one_line(exc))
+            print(f"kernelkit: error: {' '.join(msg.split())}", file=sys.stderr)
+            return 1
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    text = " ".join(str(message).split())
+    print(f"kernelkit: warning: {category.__name__}: {text}", file=sys.stderr)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

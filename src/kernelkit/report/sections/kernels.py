@@ -1,0 +1,134 @@
+"""Demo section: kernel matrices of the letters data and their leading eigenvalues.
+
+For several kernels, build K on standardized letters, time it against the same function in
+scikit-learn, and show the eigenvalue decay: how much of the trace (the total variance in
+feature space) the leading kernel principal components hold.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .. import DemoContext, Section
+
+ORDER = 10
+TITLE = "Kernel matrices and their spectra (letters)"
+
+N_EIG = 20
+
+
+def _kernels(d: int):
+    """(name, ours, peer(X) -> K) for kernels that scikit-learn also has, same function."""
+    from sklearn.gaussian_process import kernels as gp
+    from sklearn.metrics import pairwise as pw
+
+    from ...kernels import RBF, Laplacian, Linear, Matern, Polynomial
+
+    ell = float(np.sqrt(d / 2))  # RBF: exp(-||x-y||^2 / (2 l^2)) = rbf_kernel(gamma=1/d)
+    return [
+        ("Linear", Linear(), lambda X: pw.linear_kernel(X)),
+        ("Polynomial (deg 3)", Polynomial(degree=3, gamma=1.0 / d, coef0=1.0),
+         lambda X: pw.polynomial_kernel(X, degree=3, gamma=1.0 / d, coef0=1.0)),
+        ("RBF", RBF(length_scale=ell), lambda X: pw.rbf_kernel(X, gamma=1.0 / d)),
+        ("Laplacian", Laplacian(length_scale=float(d)),
+         lambda X: pw.laplacian_kernel(X, gamma=1.0 / d)),
+        ("Matern (nu=1.5)", Matern(length_scale=ell, nu=1.5),
+         lambda X: gp.Matern(length_scale=ell, nu=1.5)(X)),
+    ]
+
+
+def _timed(f, X):
+    t = time.perf_counter()
+    K = f(X)
+    return K, time.perf_counter() - t
+
+
+def run(ctx: DemoContext) -> Section:
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    from ...datasets import load_letters
+    from ...linalg import top_eigh
+
+    n = 600 if ctx.quick else 2500
+    Xtr, ytr, _, _ = load_letters(return_X_y=True, standardize=True)
+    rng = np.random.default_rng(ctx.random_state)
+    idx = np.sort(rng.choice(len(Xtr), size=n, replace=False))
+    X, y = Xtr[idx], ytr[idx]
+    d = X.shape[1]
+    data = f"letters n={n}"
+    ctx.progress(f"{n} standardized letters, d={d}")
+
+    rows, eig_rows, spectra = [], [], {}
+    heat = None
+    for name, kernel, peer in _kernels(d):
+        K, t_ours = _timed(kernel, X)
+        K_peer, t_peer = _timed(peer, X)
+        err = float(np.max(np.abs(K - K_peer)) / max(np.max(np.abs(K_peer)), 1e-300))
+        if err > 1e-8:
+            raise AssertionError(f"{name}: kernelkit and scikit-learn differ by {err:.2e}")
+        trace = float(np.trace(K))
+        if name == "RBF":
+            heat = K.copy()
+        w, _ = top_eigh(K, N_EIG, method="dense", overwrite_a=True)
+        w_peer = top_eigh(K_peer, 1, method="dense", overwrite_a=True)[0]
+        spectra[name] = w / trace
+        ctx.progress(f"{name}: K in {t_ours * 1e3:.1f} ms (scikit-learn {t_peer * 1e3:.1f} ms),"
+                     f" top eigenvalue {w[0]:.4g}")
+        eig_rows.append([name, *w[:5], float(w[:10].sum() / trace)])
+        rows.append({
+            "model": f"{name} kernel",
+            "data": data,
+            "metric": "top eigenvalue",
+            "ours": float(w[0]),
+            "peer": float(w_peer[0]),
+            "seconds": t_ours,
+            "peer_seconds": t_peer,
+        })
+        del K, K_peer
+
+    fig1, ax = plt.subplots(figsize=(6.4, 4.0))
+    for name, s in spectra.items():
+        s = np.where(s > 1e-12, s, np.nan)  # the linear kernel has rank d: zeros beyond
+        ax.semilogy(np.arange(1, len(s) + 1), s, marker="o", ms=3, label=name)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("index i")
+    ax.set_ylabel("eigenvalue / trace")
+    ax.set_title(f"Leading eigenvalues of K, letters (n={n})")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig1.tight_layout()
+
+    order = np.argsort(y, kind="stable")
+    fig2, ax2 = plt.subplots(figsize=(4.6, 4.0))
+    im = ax2.imshow(heat[np.ix_(order, order)], cmap="viridis", interpolation="nearest")
+    ax2.set_title("RBF kernel matrix, samples sorted by letter")
+    ax2.set_xticks([])
+    ax2.set_yticks([])
+    fig2.colorbar(im, ax=ax2, fraction=0.046)
+    fig2.tight_layout()
+
+    text = (
+        f"Kernel matrices of {n} letters (16 standardized features) for five kernels, each "
+        "checked against the same function in scikit-learn (max relative difference "
+        "< 1e-8) and timed against it. The leading eigenvalues of K are the variances of "
+        "the kernel principal components; a fast decay means a few components (or a small "
+        "Nystroem rank) capture most of the feature-space variance. The linear kernel has rank "
+        f"d = {d}, so its spectrum stops at i = {d}."
+    )
+    return Section(
+        title=TITLE,
+        rows=rows,
+        figures=[("Eigenvalue decay (eigenvalue / trace, log scale) per kernel.", fig1),
+                 ("RBF kernel matrix with samples grouped by letter: the block structure "
+                  "is the class structure a kernel machine exploits.", fig2)],
+        text=text,
+        tables=[(
+            f"Leading eigenvalues of K (letters, n={n})",
+            ["kernel", "lambda_1", "lambda_2", "lambda_3", "lambda_4", "lambda_5",
+             "top-10 share of trace"],
+            eig_rows,
+        )],
+    )
