@@ -1,0 +1,267 @@
+"""Kernel products over the rows of a dask array on a ``dask.distributed`` cluster.
+
+The rows of X stay on the workers, chunk by chunk (a chunk spans all columns). A product
+with ``K_nM = K(X, Y)`` for an in-memory Y (the Nystrom centers) is one task per chunk,
+run on the worker that holds the chunk,
+
+    K_nM^T (K_nM V) = sum_b K_b^T (K_b V),    K_nM^T U = sum_b K_b^T U_b,
+
+and the per-chunk (M, k) results are summed on the client in chunk order, so the result
+is the single-process one up to rounding (the order of a sum). Only V (M x k) travels to
+the workers and (M x k) per chunk travels back. Each task uses the ordinary in-memory
+:class:`~kernelkit.linalg.KernelOperator` on its chunk (row blocks within working memory).
+
+Importing this module imports dask; nothing else in kernelkit does until dask arrays are
+passed in.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..kernels import resolve_kernel
+from ..linalg.operator import KernelOperator, _is_dask_array
+
+__all__ = [
+    "DaskKernelOperator",
+    "get_running_client",
+    "as_row_chunked",
+    "persist_rows",
+    "check_finite_chunks",
+    "predict_chunks",
+]
+
+NO_CLIENT = (
+    "{what} got dask arrays, which run on a dask.distributed cluster, but no Client is "
+    "running. Start one first: `from dask.distributed import Client; client = Client()` "
+    "starts a local cluster, `client = Client('tcp://scheduler-host:8786')` connects to an "
+    "existing one (or pass numpy arrays to fit in this process)."
+)
+
+
+def get_running_client(what: str = "kernelkit"):
+    """The current ``dask.distributed`` Client, or a ValueError that says how to start one."""
+    try:
+        from distributed import get_client
+    except ImportError as exc:  # pragma: no cover - dask is an optional extra
+        raise ImportError(
+            "Dask arrays need dask.distributed: pip install 'kernelkit[dask]'."
+        ) from exc
+    try:
+        return get_client()
+    except ValueError:
+        raise ValueError(NO_CLIENT.format(what=what)) from None
+
+
+def as_row_chunked(A, name: str = "X", dtype=None, n_rows_chunks=None):
+    """Validate a dask array and chunk it by rows only (one chunk spans every column).
+
+    Parameters
+    ----------
+    A : dask array of shape (n,) or (n, d)
+    dtype : dtype, optional
+        Float dtype to cast to (default: float32 stays, anything else becomes float64).
+    n_rows_chunks : tuple of int, optional
+        Row chunks to align with (those of X, for y).
+    """
+    import dask.array as da
+
+    if not _is_dask_array(A):
+        A = da.from_array(np.asarray(A), chunks=(n_rows_chunks or "auto",) + (-1,) * (
+            np.ndim(A) - 1))
+    if A.ndim not in (1, 2):
+        raise ValueError(f"{name} must be 1-D or 2-D; got a dask array of shape {A.shape}.")
+    kind = np.dtype(A.dtype).kind
+    if kind == "c":
+        raise ValueError(f"Complex data not supported: {name} has dtype {A.dtype}.")
+    if kind not in "fiub":
+        raise ValueError(f"{name} must be numeric; got a dask array of dtype {A.dtype}.")
+    if any(np.isnan(c) for c in A.chunks[0]):
+        A = A.compute_chunk_sizes()  # unknown chunk sizes (e.g. after boolean indexing)
+    if A.ndim == 2 and len(A.chunks[1]) > 1:
+        # chunks along columns: each task needs whole rows, so merge the column chunks
+        A = A.rechunk({1: -1})
+    if n_rows_chunks is not None and tuple(A.chunks[0]) != tuple(n_rows_chunks):
+        A = A.rechunk({0: n_rows_chunks})
+    if dtype is None:
+        dtype = np.float32 if A.dtype == np.float32 else np.float64
+    return A.astype(dtype) if A.dtype != dtype else A
+
+
+def persist_rows(client, A):
+    """Persist a row-chunked ``A`` on the workers: ``(A, chunk futures in row order, offsets)``.
+
+    Row chunk i holds rows ``offsets[i]:offsets[i + 1]``. Persisting an array that is
+    already persisted costs nothing.
+    """
+    from distributed import futures_of
+
+    A = client.persist(A)
+    by_key = {f.key: f for f in futures_of(A)}
+    ordered = [by_key[k[0] if isinstance(k, list) else k] for k in A.__dask_keys__()]
+    offsets = np.concatenate([[0], np.cumsum(A.chunks[0])]).astype(int)
+    return A, ordered, offsets
+
+
+def _chunk_finite(x) -> bool:
+    return bool(np.isfinite(x).all())
+
+
+def check_finite_chunks(client, futures, offsets, name: str = "X") -> None:
+    """Raise a ValueError naming the first chunk with NaN or infinity."""
+    flags = client.gather(client.map(_chunk_finite, futures, pure=False))
+    bad = [i for i, ok in enumerate(flags) if not ok]
+    if bad:
+        i = bad[0]
+        raise ValueError(
+            f"{name} chunk {i} (rows {offsets[i]} to {offsets[i + 1] - 1}) contains NaN or "
+            f"infinity ({len(bad)} of {len(flags)} chunks do); remove or impute those rows, "
+            "e.g. X[da.isfinite(X).all(axis=1)]."
+        )
+
+
+# ---------------------------------------------------------------- tasks on the workers
+def _chunk_normal(x, u, Y, kernel, V, working_memory):
+    # K_b^T (K_b V [+ U_b]) for one chunk
+    return KernelOperator(kernel, x, Y, working_memory=working_memory).normal_matmul(V, u)
+
+
+def _chunk_t(x, u, Y, kernel, working_memory):
+    # K_b^T U_b for one chunk
+    return KernelOperator(kernel, x, Y, working_memory=working_memory).t_matmul(u)
+
+
+def _chunk_matmul(x, Y, kernel, V, working_memory, block_info=None):
+    # (K V)_b = K_b V, checked for non-finite rows first
+    if not np.isfinite(x).all():
+        loc = block_info[0]["chunk-location"][0] if block_info else "?"
+        raise ValueError(f"X chunk {loc} contains NaN or infinity.")
+    return KernelOperator(kernel, x, Y, working_memory=working_memory) @ V
+
+
+def _sum_in_order(parts):
+    out = np.array(parts[0], copy=True)
+    for p in parts[1:]:
+        out += p
+    return out
+
+
+class DaskKernelOperator(KernelOperator):
+    """``K(X, Y)`` with the rows of X in a dask array on the workers of a cluster.
+
+    Created by :class:`~kernelkit.linalg.KernelOperator` when X is a dask array (needs a
+    running ``dask.distributed`` Client). ``normal_matmul`` and ``t_matmul`` return numpy
+    arrays (reduced on the client); ``@`` returns a lazy dask array with X's row chunks.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da
+    >>> from dask.distributed import Client, LocalCluster
+    >>> from kernelkit.linalg import KernelOperator
+    >>> with LocalCluster(n_workers=1, processes=False) as cluster, Client(cluster):
+    ...     X = np.random.default_rng(0).normal(size=(100, 2))
+    ...     op = KernelOperator("rbf", da.from_array(X, chunks=(30, 2)), X[:5])
+    ...     ref = KernelOperator("rbf", X, X[:5])
+    ...     bool(np.allclose(op.normal_matmul(np.ones(5)), ref.normal_matmul(np.ones(5))))
+    True
+    """
+
+    def __init__(self, kernel, X, Y=None, working_memory: float | None = None):
+        if Y is None:
+            raise ValueError(
+                "A KernelOperator over a dask X needs an in-memory Y (e.g. Nystrom "
+                "centers); the n x n operator K(X, X) is not distributed."
+            )
+        if _is_dask_array(Y):
+            raise ValueError("Y must be an in-memory array (only the rows X may be dask).")
+        self.client = get_running_client("KernelOperator")
+        X = as_row_chunked(X, "X")
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D; got shape {X.shape}.")
+        self.kernel = resolve_kernel(kernel, n_features=X.shape[1])
+        self.Y = self.kernel._check_input(Y)
+        if self.Y.shape[1] != X.shape[1]:
+            raise ValueError(f"X has {X.shape[1]} features but Y has {self.Y.shape[1]}.")
+        self.symmetric = False
+        self.working_memory = working_memory
+        self._Ya = None
+        self.X, self._futures, self.offsets = persist_rows(self.client, X)
+        [self._Y_future] = self.client.scatter([self.Y], broadcast=True)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (int(self.X.shape[0]), len(self.Y))
+
+    @property
+    def dtype(self):
+        return np.dtype(self.X.dtype)
+
+    @property
+    def n_chunks(self) -> int:
+        return len(self._futures)
+
+    def check_finite(self, name: str = "X") -> None:
+        """Raise a ValueError naming the first chunk of X with NaN or infinity."""
+        check_finite_chunks(self.client, self._futures, self.offsets, name)
+
+    def row_parts(self, U, name: str = "U"):
+        """``U`` (n rows, numpy or dask) split by X's row chunks, as futures or arrays."""
+        if U is None:
+            return [None] * self.n_chunks
+        if _is_dask_array(U):
+            U = as_row_chunked(U, name, dtype=self.dtype, n_rows_chunks=self.X.chunks[0])
+            return persist_rows(self.client, U)[1]
+        U = np.asarray(U)
+        if U.shape[0] != self.shape[0]:
+            raise ValueError(f"Operator has {self.shape[0]} rows but {name} has {U.shape[0]}.")
+        return [U[a:b] for a, b in zip(self.offsets[:-1], self.offsets[1:])]
+
+    def blocks(self):
+        raise NotImplementedError(
+            "blocks() would bring K(X, Y) to the client; use the products (@, t_matmul, "
+            "normal_matmul), which run on the workers."
+        )
+
+    def to_dense(self) -> np.ndarray:
+        """The full matrix on the client (only when it fits in memory)."""
+        return np.asarray(self.matmul(np.eye(self.shape[1], dtype=self.dtype)).compute())
+
+    def diag(self):
+        raise ValueError("diag() needs a square in-memory operator.")
+
+    # --------------------------------------------------------------- products
+    def normal_matmul(self, V, U=None) -> np.ndarray:
+        """``K^T (K V [+ U])``: one task per chunk on its worker, summed on the client."""
+        V = np.asarray(V)
+        if V.shape[0] != self.shape[1]:
+            raise ValueError(f"Operator has {self.shape[1]} columns but V has {V.shape[0]} rows.")
+        futs = self.client.map(_chunk_normal, self._futures, self.row_parts(U),
+                               Y=self._Y_future, kernel=self.kernel, V=V,
+                               working_memory=self.working_memory, pure=False)
+        return _sum_in_order(self.client.gather(futs))
+
+    def t_matmul(self, U) -> np.ndarray:
+        """``K^T U`` for U with n rows (numpy, or dask chunked like X), summed on the client."""
+        futs = self.client.map(_chunk_t, self._futures, self.row_parts(U),
+                               Y=self._Y_future, kernel=self.kernel,
+                               working_memory=self.working_memory, pure=False)
+        return _sum_in_order(self.client.gather(futs))
+
+    def matmul(self, V):
+        """``K V`` as a lazy dask array with X's row chunks."""
+        V = np.asarray(V)
+        if V.shape[0] != self.shape[1]:
+            raise ValueError(f"Operator has {self.shape[1]} columns but V has {V.shape[0]} rows.")
+        return predict_chunks(self.X, self.Y, self.kernel, V, self.working_memory)
+
+    __matmul__ = matmul
+
+
+def predict_chunks(X, Y, kernel, V, working_memory=None):
+    """Lazy ``K(X, Y) @ V`` for a row-chunked dask X (one task per chunk)."""
+    dtype = np.result_type(X.dtype, V.dtype)
+    if V.ndim == 1:
+        return X.map_blocks(_chunk_matmul, Y, kernel, V, working_memory, dtype=dtype,
+                            drop_axis=1)
+    return X.map_blocks(_chunk_matmul, Y, kernel, V, working_memory, dtype=dtype,
+                        chunks=(X.chunks[0], (V.shape[1],)))

@@ -1,0 +1,305 @@
+"""Explicit feature maps whose inner products approximate a kernel: Nystroem and random
+Fourier features. A linear model on these features approximates the kernel machine.
+
+- Nystroem: ``z(x) = K_MM^-1/2 k_M(x)`` for M sampled training points, so that
+  ``z(x) . z(y) = k_M(x)^T K_MM^-1 k_M(y)``, the Nystrom approximation of k(x, y).
+- Random Fourier features (Rahimi & Recht, 2007): by Bochner's theorem a stationary kernel
+  is ``k(x - y) = E_w[cos(w^T (x - y))]`` with w drawn from its spectral density, so
+  ``z(x) = sqrt(2 / D) cos(W^T x + b)`` with D draws of w and b ~ U[0, 2 pi] gives an
+  unbiased estimate ``z(x) . z(y)`` whose error shrinks as 1 / sqrt(D).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy.linalg import eigh
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    clone,
+)
+from sklearn.utils import check_random_state
+
+from .._validation import FLOAT_DTYPES, check_is_fitted, check_positive, validate_data
+from ..kernels import RBF, Laplacian, Matern, Precomputed, resolve_kernel
+from ..linalg import KernelOperator
+
+__all__ = ["Nystroem", "RandomFourierFeatures"]
+
+
+def _check_n_components(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"n_components must be a positive integer; got {value!r}.")
+    return int(value)
+
+
+class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Nystroem features ``z(x) = K_MM^-1/2 k(components_, x)`` for any kernelkit kernel.
+
+    A drop-in for ``sklearn.kernel_approximation.Nystroem`` (same parameters, the same
+    components for the same ``random_state``, the same features), that also accepts
+    kernelkit kernels and scikit-learn GP kernels.
+
+    Parameters
+    ----------
+    kernel : str, callable or Kernel, default="rbf"
+        Anything :func:`~kernelkit.kernels.resolve_kernel` accepts except "precomputed".
+    gamma, coef0, degree, kernel_params :
+        scikit-learn's parameters for string kernels (None: the defaults 1 / n_features,
+        1 and 3).
+    n_components : int, default=100
+        M, the number of sampled training rows (clamped to n with a warning).
+    random_state : int, RandomState or None
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components_, n_features)
+    component_indices_ : ndarray of shape (n_components_,)
+    normalization_ : ndarray of shape (n_components_, n_components_)
+        ``K_MM^-1/2`` (eigenvalues clipped at 1e-12, as scikit-learn).
+    kernel_ : Kernel
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit import Nystroem
+    >>> X = np.random.default_rng(0).normal(size=(50, 3))
+    >>> Z = Nystroem(gamma=0.2, n_components=50, random_state=0).fit_transform(X)
+    >>> from kernelkit.kernels import resolve_kernel
+    >>> bool(np.allclose(Z @ Z.T, resolve_kernel("rbf", gamma=0.2)(X), atol=1e-6))
+    True
+    """
+
+    def __init__(self, kernel="rbf", *, gamma=None, coef0=None, degree=None,
+                 kernel_params=None, n_components: int = 100, random_state=None):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.degree = degree
+        self.kernel_params = kernel_params
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Sample the components and compute ``K_MM^-1/2``.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        M = _check_n_components(self.n_components)
+        X = validate_data(self, X, dtype=FLOAT_DTYPES)
+        n = X.shape[0]
+        kernel = resolve_kernel(
+            self.kernel, gamma=self.gamma, degree=3 if self.degree is None else self.degree,
+            coef0=1 if self.coef0 is None else self.coef0, kernel_params=self.kernel_params,
+            n_features=X.shape[1])
+        if isinstance(kernel, Precomputed):
+            raise ValueError("Nystroem needs the kernel itself; 'precomputed' is not supported.")
+        self.kernel_ = clone(kernel) if kernel is self.kernel else kernel
+        if M > n:
+            warnings.warn(f"n_components={M} > n_samples={n}; using n_components={n}.",
+                          UserWarning, stacklevel=2)
+            M = n
+        rng = check_random_state(self.random_state)
+        idx = rng.permutation(n)[:M]  # scikit-learn's choice of components
+        basis = X[idx]
+        kmm = self.kernel_(basis).astype(np.float64, copy=False)
+        # K_MM^-1/2 = Q diag(max(s, 1e-12))^-1/2 Q^T  (K_MM = Q diag(s) Q^T)
+        s, Q = eigh(kmm, check_finite=False)
+        Qs = Q / np.sqrt(np.clip(s, 1e-12, None))
+        self.normalization_ = (Qs @ Q.T).astype(X.dtype, copy=False)
+        self.components_ = basis
+        self.component_indices_ = idx
+        return self
+
+    @property
+    def _n_features_out(self) -> int:
+        return len(self.components_)
+
+    def transform(self, X):
+        """``Z = K(X, components_) @ normalization_.T``, computed in row blocks.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
+        X = X.astype(self.components_.dtype, copy=False)
+        return KernelOperator(self.kernel_, X, self.components_) @ self.normalization_.T
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
+
+    _test_params = [dict(n_components=10)]
+
+
+_SPECTRAL = ("rbf", "laplacian", "matern")
+
+
+class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Random Fourier features for the RBF, Laplacian and Matern kernels.
+
+    ``z(x) = sqrt(2 / D) cos(W^T x + b)``, ``b ~ U[0, 2 pi]``, with the columns of W drawn
+    from the kernel's spectral density (length scale l, per feature for ARD):
+
+    - RBF ``exp(-||x - y||^2 / (2 l^2))``: ``w ~ N(0, I / l^2)`` (same draws and features as
+      ``sklearn.kernel_approximation.RBFSampler`` for the same ``random_state``);
+    - Laplacian ``exp(-||x - y||_1 / l)``: independent Cauchy coordinates with scale 1 / l;
+    - Matern(nu) for nu in {0.5, 1.5, 2.5}: a multivariate Student t with 2 nu degrees of
+      freedom and scale 1 / l, ``w = z / (l sqrt(g / (2 nu)))``, z ~ N(0, I),
+      g ~ chi^2(2 nu).
+
+    Parameters
+    ----------
+    kernel : {"rbf", "laplacian", "matern"} or a kernelkit RBF, Laplacian or Matern
+        A kernel object supplies its own length scale (and nu).
+    n_components : int, default=100
+        D, the number of random features.
+    gamma : float, optional
+        scikit-learn's gamma for a kernel name: RBF and Matern ``l = (2 gamma)^-1/2``,
+        Laplacian ``l = 1 / gamma``. Default 1 / n_features (when length_scale is None).
+    length_scale : float or array of shape (n_features,), optional
+        Takes precedence over gamma.
+    nu : {0.5, 1.5, 2.5}, default=1.5
+        Matern smoothness (for ``kernel="matern"``).
+    random_state : int, RandomState or None
+
+    Attributes
+    ----------
+    random_weights_ : ndarray of shape (n_features, n_components)
+    random_offset_ : ndarray of shape (n_components,)
+    kernel_ : Kernel
+        The kernel that ``z(x) . z(y)`` approximates.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit import RandomFourierFeatures
+    >>> from kernelkit.kernels import Matern
+    >>> X = np.random.default_rng(0).normal(size=(20, 2))
+    >>> rff = RandomFourierFeatures(Matern(length_scale=2.0, nu=2.5), n_components=20000,
+    ...                             random_state=0)
+    >>> Z = rff.fit_transform(X)
+    >>> bool(np.abs(Z @ Z.T - rff.kernel_(X)).max() < 0.05)
+    True
+    """
+
+    def __init__(self, kernel="rbf", n_components: int = 100, *, gamma=None,
+                 length_scale=None, nu: float = 1.5, random_state=None):
+        self.kernel = kernel
+        self.n_components = n_components
+        self.gamma = gamma
+        self.length_scale = length_scale
+        self.nu = nu
+        self.random_state = random_state
+
+    def _target_kernel(self, n_features: int):
+        """The kernel to approximate, as a kernelkit RBF, Laplacian or Matern."""
+        k = self.kernel
+        if isinstance(k, (RBF, Laplacian, Matern)):
+            return clone(k)
+        if not isinstance(k, str) or k.lower() not in _SPECTRAL:
+            raise ValueError(
+                f"RandomFourierFeatures supports kernel in {_SPECTRAL} or a kernelkit RBF, "
+                f"Laplacian or Matern; got {k!r}. Use Nystroem for other kernels."
+            )
+        name = k.lower()
+        if self.length_scale is not None:
+            ls = np.asarray(self.length_scale, dtype=float)
+            if np.any(~np.isfinite(ls)) or np.any(ls <= 0):
+                raise ValueError(f"length_scale must be positive; got {self.length_scale!r}.")
+            ls = float(ls) if ls.ndim == 0 else ls
+        else:
+            gamma = 1.0 / n_features if self.gamma is None else check_positive(
+                self.gamma, "gamma")
+            ls = 1.0 / gamma if name == "laplacian" else float(np.sqrt(0.5 / gamma))
+        if name == "rbf":
+            return RBF(length_scale=ls)
+        if name == "laplacian":
+            return Laplacian(length_scale=ls)
+        if self.nu not in (0.5, 1.5, 2.5):
+            raise ValueError(f"nu must be 0.5, 1.5 or 2.5; got {self.nu!r}.")
+        return Matern(length_scale=ls, nu=self.nu)
+
+    def fit(self, X, y=None):
+        """Draw the random frequencies and phases.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        D = _check_n_components(self.n_components)
+        X = validate_data(self, X, dtype=FLOAT_DTYPES)
+        d = X.shape[1]
+        self.kernel_ = self._target_kernel(d)
+        ls = np.asarray(self.kernel_.length_scale, dtype=float).reshape(-1)
+        if ls.size not in (1, d):
+            raise ValueError(f"length_scale has {ls.size} entries but X has {d} features.")
+        inv_ls = (1.0 / ls)[:, None]
+        rng = check_random_state(self.random_state)
+        if isinstance(self.kernel_, Laplacian):
+            # prod_j exp(-|d_j| / l_j): Cauchy(0, 1 / l_j) per coordinate
+            W = rng.standard_cauchy(size=(d, D)) * inv_ls
+        elif isinstance(self.kernel_, Matern):
+            # (2 nu / l^2 + ||w||^2)^-(nu + d/2): multivariate t, 2 nu dof, scale 1 / l
+            dof = 2.0 * self.kernel_.nu
+            Z = rng.normal(size=(d, D))
+            W = Z * inv_ls * np.sqrt(dof / rng.chisquare(dof, size=D))
+        else:
+            # exp(-||d||^2 / (2 l^2)): w ~ N(0, I / l^2)
+            W = rng.normal(size=(d, D)) * inv_ls
+        b = rng.uniform(0, 2 * np.pi, size=D)
+        self.random_weights_ = W.astype(X.dtype, copy=False)
+        self.random_offset_ = b.astype(X.dtype, copy=False)
+        return self
+
+    @property
+    def _n_features_out(self) -> int:
+        return self.random_offset_.shape[0]
+
+    def transform(self, X):
+        """``Z = sqrt(2 / D) cos(X W + b)``.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
+        Z = X.astype(self.random_weights_.dtype, copy=False) @ self.random_weights_
+        Z += self.random_offset_
+        np.cos(Z, out=Z)
+        Z *= np.sqrt(2.0 / self._n_features_out)
+        return Z
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags

@@ -1,0 +1,296 @@
+"""Nystrom kernel ridge regression solved by Falkon (preconditioned CG), in or out of core.
+
+Restricting f to the span of M centers, ``f = sum_j alpha_j k(c_j, .)``, turns kernel ridge
+regression with the averaged loss ``(1/n) sum (y_i - f(x_i))^2 + lambda ||f||^2`` into
+
+    (K_nM^T K_nM + lambda n K_MM) alpha = K_nM^T y,
+
+solved by :func:`~kernelkit.solvers.solve_falkon`: O(n M) memory-free passes per CG
+iteration, O(n d + M^2 + block M) memory. With dask arrays the passes run on a cluster.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import sklearn
+from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
+from sklearn.utils import check_random_state
+
+from .._progress import progress_bar
+from .._validation import (
+    FLOAT_DTYPES,
+    check_is_fitted,
+    check_positive,
+    resolve_estimator_kernel,
+    validate_data,
+)
+from ..kernels import Precomputed
+from ..linalg import KernelOperator
+from ..linalg.operator import _is_dask_array
+from ..solvers.nystrom import solve_falkon
+
+__all__ = ["NystromKernelRidge"]
+
+# Row blocks of a few tens of MiB stay in cache and are reused by the allocator; much larger
+# ones only cost page faults. The default block budget is min(working_memory, this).
+BLOCK_MIB = 64
+
+
+class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
+    """Kernel ridge regression on M Nystrom centers, solved by Falkon's preconditioned CG.
+
+    Minimizes ``(1/n) sum_i (y_i - f(x_i))^2 + alpha ||f||_H^2`` over
+    ``f = sum_j dual_coef_j k(centers_j, .)``, i.e. solves
+    ``(K_nM^T K_nM + alpha n K_MM) dual_coef = K_nM^T y`` by conjugate gradients with the
+    Falkon preconditioner ``B = n^-1/2 T^-1 A^-1``, ``T = chol(K_MM + eps M I)``,
+    ``A = chol(T T^T / M + alpha I)`` (Rudi, Carratino & Rosasco, 2017). Each iteration is
+    one pass over the data in row blocks; neither K nor K_nM is ever held.
+
+    With all n points as centers this is exact kernel ridge regression with
+    ``KernelRidge(alpha=alpha * n)``: ``alpha`` here is *per sample*.
+
+    Parameters
+    ----------
+    n_centers : int, default=1000
+        M, the number of Nystrom centers (clamped to n with a warning).
+    alpha : float, default=1e-6
+        Per-sample ridge penalty lambda (> 0).
+    kernel : str, callable or Kernel, default="rbf"
+        Anything :func:`~kernelkit.kernels.resolve_kernel` accepts except "precomputed".
+    gamma, degree, coef0, kernel_params :
+        scikit-learn's parameters for string kernels (``gamma=None`` means 1 / n_features).
+    center_selection : {"uniform"}, default="uniform"
+        Centers are M distinct training rows drawn uniformly at random.
+    max_iter : int, default=20
+        CG iterations (passes over the data).
+    tol : float, default=1e-7
+        Stop early when the relative residual of the preconditioned system is below tol.
+    dtype : {None, "float32", "float64"}, default=None
+        Working precision of the kernel products; None keeps float32 input in float32 and
+        uses float64 otherwise. In float32 the CG residual is recomputed every 10 iterations.
+    working_memory : float, optional
+        MiB per row block; default ``min(sklearn working_memory, 64)``.
+    verbose : int, default=0
+        Show a progress bar with the residual per iteration.
+    random_state : int, RandomState or None
+        Seeds the choice of centers.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (n_centers_,) or (n_centers_, n_targets)
+    centers_ : ndarray of shape (n_centers_, n_features)
+    center_indices_ : ndarray of shape (n_centers_,)
+        Rows of X used as centers (sorted).
+    n_centers_ : int
+    kernel_ : Kernel
+    n_iter_ : int
+    converged_ : bool
+    history_ : ndarray of shape (n_iter_ + 1,)
+        Relative residual of the preconditioned system, starting at iteration 0.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit import NystromKernelRidge
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(2000, 1)); y = np.sin(X[:, 0])
+    >>> model = NystromKernelRidge(n_centers=100, alpha=1e-8, gamma=0.5, random_state=0)
+    >>> model = model.fit(X, y)
+    >>> bool(np.abs(model.predict(X) - y).max() < 1e-3)
+    True
+
+    On a cluster (see the README), pass dask arrays with a running ``Client``:
+    ``model.fit(dask_X, dask_y)``; ``model.predict(dask_X)`` is then a dask array.
+    """
+
+    def __init__(
+        self,
+        n_centers: int = 1000,
+        alpha: float = 1e-6,
+        kernel="rbf",
+        gamma: float | None = None,
+        degree: float = 3,
+        coef0: float = 1,
+        kernel_params: dict | None = None,
+        center_selection: str = "uniform",
+        max_iter: int = 20,
+        tol: float = 1e-7,
+        dtype=None,
+        working_memory: float | None = None,
+        verbose: int = 0,
+        random_state=None,
+    ):
+        self.n_centers = n_centers
+        self.alpha = alpha
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.center_selection = center_selection
+        self.max_iter = max_iter
+        self.tol = tol
+        self.dtype = dtype
+        self.working_memory = working_memory
+        self.verbose = verbose
+        self.random_state = random_state
+
+    # ---------------------------------------------------------------- checks
+    def _check_params(self):
+        check_positive(self.alpha, "alpha")
+        check_positive(self.tol, "tol", allow_zero=True)
+        for name in ("n_centers", "max_iter"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{name} must be a positive integer; got {value!r}.")
+        if self.center_selection != "uniform":
+            raise ValueError(
+                f"center_selection must be 'uniform'; got {self.center_selection!r}."
+            )
+        if self.dtype not in (None, "float32", "float64", np.float32, np.float64):
+            raise ValueError(f"dtype must be None, 'float32' or 'float64'; got {self.dtype!r}.")
+
+    def _work_dtype(self, input_dtype) -> np.dtype:
+        if self.dtype is not None:
+            return np.dtype(self.dtype)
+        return np.dtype(np.float32 if input_dtype == np.float32 else np.float64)
+
+    def _block_mib(self) -> float:
+        if self.working_memory is not None:
+            return check_positive(self.working_memory, "working_memory")
+        return min(sklearn.get_config()["working_memory"], BLOCK_MIB)
+
+    def _resolve_kernel(self, n_features: int):
+        kernel = resolve_estimator_kernel(self, n_features)
+        if isinstance(kernel, Precomputed):
+            raise ValueError(
+                "NystromKernelRidge needs the kernel itself (it evaluates K(X, centers)); "
+                "kernel='precomputed' is not supported. Use KernelRidge for a precomputed K."
+            )
+        return kernel
+
+    def _select_centers(self, n: int) -> np.ndarray:
+        M = int(self.n_centers)
+        if M > n:
+            warnings.warn(
+                f"n_centers={M} is larger than the number of samples n={n}; using all "
+                f"{n} samples as centers (exact kernel ridge regression).",
+                UserWarning,
+                stacklevel=3,
+            )
+            M = n
+        rng = check_random_state(self.random_state)
+        # uniform Nystrom sampling: M distinct rows, sorted for locality
+        return np.sort(rng.choice(n, size=M, replace=False))
+
+    # ------------------------------------------------------------------- fit
+    def fit(self, X, y):
+        """Fit on numpy arrays (in this process) or dask arrays (on the running Client).
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features), or a dask array
+        y : array of shape (n_samples,) or (n_samples, n_targets), or a dask array
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        if _is_dask_array(X) or _is_dask_array(y):
+            return self._fit_dask(X, y)
+        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES, multi_output=True, y_numeric=True)
+        dtype = self._work_dtype(X.dtype)
+        X = X.astype(dtype, copy=False)
+        y = np.asarray(y, dtype=dtype)
+        self.kernel_ = self._resolve_kernel(X.shape[1])
+        self.center_indices_ = self._select_centers(X.shape[0])
+        centers = X[self.center_indices_]
+        knm = KernelOperator(self.kernel_, X, centers, working_memory=self._block_mib())
+        return self._solve(knm, centers, y)
+
+    def _fit_dask(self, X, y):
+        from ._dask import as_row_chunked, check_finite_chunks, get_running_client, persist_rows
+
+        client = get_running_client(type(self).__name__)
+        if not _is_dask_array(X):
+            raise ValueError("When y is a dask array, X must be a dask array too.")
+        if X.ndim != 2:
+            raise ValueError(f"Expected a 2-D X (n_samples, n_features); got shape {X.shape}.")
+        dtype = self._work_dtype(X.dtype)
+        X = as_row_chunked(X, "X", dtype=dtype)
+        y = as_row_chunked(y, "y", dtype=dtype, n_rows_chunks=X.chunks[0])
+        n, d = X.shape
+        if n == 0 or d == 0:
+            raise ValueError(f"Found array with shape {X.shape}; at least one row and column "
+                             "are required.")
+        if y.shape[0] != n:
+            raise ValueError(f"X has {n} rows but y has {y.shape[0]}.")
+        self.n_features_in_ = int(d)
+        self.kernel_ = self._resolve_kernel(d)
+        X, x_chunks, offsets = persist_rows(client, X)
+        y, y_chunks, _ = persist_rows(client, y)
+        check_finite_chunks(client, x_chunks, offsets, "X")
+        check_finite_chunks(client, y_chunks, offsets, "y")
+        self.center_indices_ = self._select_centers(n)
+        centers = np.asarray(X[self.center_indices_].compute())
+        knm = KernelOperator(self.kernel_, X, centers, working_memory=self._block_mib())
+        return self._solve(knm, centers, y)
+
+    def _solve(self, knm, centers, y):
+        kmm = self.kernel_(centers)
+        with progress_bar(self.verbose, total=self.max_iter, desc="Falkon CG") as bar:
+            def report(it, coef, rel):
+                bar.update()
+                bar.set_postfix_str(f"residual {rel:.2e}")
+
+            res = solve_falkon(
+                knm, kmm, y, float(self.alpha), max_iter=int(self.max_iter),
+                tol=float(self.tol),
+                recompute_every=10 if knm.dtype == np.float32 else None,
+                callback=report if self.verbose else None,
+            )
+        self.centers_ = centers
+        self.n_centers_ = len(centers)
+        self.dual_coef_ = res.coef
+        self.n_iter_ = int(res.n_iter)
+        self.converged_ = bool(res.converged)
+        self.history_ = np.asarray(res.history)
+        return self
+
+    # --------------------------------------------------------------- predict
+    def predict(self, X):
+        """``f(X) = K(X, centers_) @ dual_coef_``, blockwise (a dask array for dask X).
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features), or a dask array
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_targets)
+        """
+        check_is_fitted(self)
+        if _is_dask_array(X):
+            from ._dask import as_row_chunked, predict_chunks
+
+            X = as_row_chunked(X, "X", dtype=self.dual_coef_.dtype)
+            if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has shape {X.shape} but {type(self).__name__} is "
+                                 f"expecting {self.n_features_in_} features.")
+            return predict_chunks(X, self.centers_, self.kernel_, self.dual_coef_,
+                                  self._block_mib())
+        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
+        X = X.astype(self.dual_coef_.dtype, copy=False)
+        op = KernelOperator(self.kernel_, X, self.centers_, working_memory=self._block_mib())
+        return op @ self.dual_coef_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+    _test_params = [dict(n_centers=50, max_iter=50)]

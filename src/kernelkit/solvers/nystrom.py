@@ -1,0 +1,192 @@
+"""Falkon: Nystrom kernel ridge regression by preconditioned conjugate gradients.
+
+With M centers, K_nM = K(X, centers), K_MM = K(centers, centers) and the per-sample penalty
+lambda, the Nystrom KRR coefficients solve (Rudi, Carratino & Rosasco, 2017)
+
+    H alpha = K_nM^T y,    H = K_nM^T K_nM + lambda n K_MM.                          (1)
+
+Falkon's preconditioner is built from K_MM only: T = chol(K_MM + eps M I) (upper),
+A = chol(T T^T / M + lambda I) (upper) and B = n^-1/2 T^-1 A^-1, so that B B^T approximates
+H^-1 (exactly when the centers are the whole sample). CG runs on
+
+    B^T H B beta = B^T K_nM^T y,    alpha = B beta,                                  (2)
+
+whose condition number stays bounded as lambda -> 0. T^-1 and A^-1 are applied by
+triangular solves (never formed). K_nM is never held: each CG iteration is one pass of
+``K_nM^T (K_nM v)`` over row blocks (``normal_matmul`` of a
+:class:`~kernelkit.linalg.KernelOperator`, or of its dask version on a cluster).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy.linalg import solve_triangular
+
+from .._result import Result
+from ..exceptions import JitterWarning
+from ..linalg import jitter_cholesky, pcg
+
+__all__ = ["FalkonPreconditioner", "solve_falkon"]
+
+
+class FalkonPreconditioner:
+    """The Falkon preconditioner ``B = n^-1/2 T^-1 A^-1`` built from ``K_MM``.
+
+    Parameters
+    ----------
+    kmm : ndarray of shape (M, M)
+        Kernel matrix of the centers (not modified).
+    penalty : float
+        The per-sample ridge penalty lambda of (1).
+    n_samples : int
+        n, the number of training rows.
+    epsilon : float, optional
+        Relative jitter: ``T = chol(K_MM + epsilon M I)``. Defaults to the machine epsilon
+        of ``kmm``'s dtype. Factors are computed in float64; more jitter is added if needed
+        (it changes the preconditioner only, never the solution of (1)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import RBF
+    >>> from kernelkit.solvers.nystrom import FalkonPreconditioner
+    >>> X = np.random.default_rng(0).normal(size=(30, 2))
+    >>> K, lam, n = RBF()(X), 1e-2, 30
+    >>> P = FalkonPreconditioner(K, penalty=lam, n_samples=n)  # centers = all of X
+    >>> H = K @ K + lam * n * K
+    >>> bool(np.allclose(P.apply_t(H @ P.apply(np.eye(n))), np.eye(n), atol=1e-6))
+    True
+    """
+
+    def __init__(self, kmm: np.ndarray, penalty: float, n_samples: int,
+                 epsilon: float | None = None):
+        kmm = np.asarray(kmm)
+        M = kmm.shape[0]
+        eps = float(np.finfo(kmm.dtype).eps) if epsilon is None else float(epsilon)
+        self.penalty = float(penalty)
+        self.n_samples = int(n_samples)
+        self.dtype = kmm.dtype
+        F = np.array(kmm, dtype=np.float64, order="C")
+        F[np.diag_indices(M)] += eps * M
+        with warnings.catch_warnings():
+            # jitter here only degrades the preconditioner; the system (1) stays exact
+            warnings.simplefilter("ignore", JitterWarning)
+            # T = chol(K_MM + eps M I), T upper = L^T
+            self.L_T, jit_t = jitter_cholesky(F, overwrite_a=True, what="center kernel matrix")
+            # A = chol(T T^T / M + lambda I) with T T^T = L^T L
+            G = self.L_T.T @ self.L_T
+            G /= M
+            G[np.diag_indices(M)] += self.penalty
+            self.L_A, jit_a = jitter_cholesky(G, overwrite_a=True, what="Falkon matrix A")
+        self.jitter = (eps * M + jit_t, jit_a)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.L_T.shape
+
+    def apply(self, v: np.ndarray) -> np.ndarray:
+        """``B v = n^-1/2 T^-1 A^-1 v`` (two triangular solves)."""
+        w = np.asarray(v, dtype=np.float64)
+        w = solve_triangular(self.L_A, w, lower=True, trans="T", check_finite=False)  # A^-1 v
+        w = solve_triangular(self.L_T, w, lower=True, trans="T", check_finite=False)  # T^-1
+        w /= np.sqrt(self.n_samples)
+        return self._cast_like(w, v)
+
+    def apply_t(self, u: np.ndarray) -> np.ndarray:
+        """``B^T u = n^-1/2 A^-T T^-T u`` (two triangular solves)."""
+        w = np.asarray(u, dtype=np.float64)
+        w = solve_triangular(self.L_T, w, lower=True, check_finite=False)  # T^-T u
+        w = solve_triangular(self.L_A, w, lower=True, check_finite=False)  # A^-T
+        w /= np.sqrt(self.n_samples)
+        return self._cast_like(w, u)
+
+    def _cast_like(self, w, ref):
+        dt = np.result_type(np.asarray(ref).dtype, self.dtype, np.float32)
+        return w.astype(dt, copy=False)
+
+
+def solve_falkon(
+    knm,
+    kmm: np.ndarray,
+    y,
+    penalty: float,
+    *,
+    max_iter: int = 20,
+    tol: float = 1e-7,
+    preconditioner: FalkonPreconditioner | None = None,
+    recompute_every: int | None = None,
+    callback=None,
+) -> Result:
+    """Solve the Nystrom KRR system (1) by Falkon's preconditioned CG (2).
+
+    Parameters
+    ----------
+    knm : KernelOperator of shape (n, M)
+        ``K(X, centers)``; only ``normal_matmul`` and ``t_matmul`` are used, so a dask
+        operator (products on a cluster) works the same.
+    kmm : ndarray of shape (M, M)
+        ``K(centers, centers)``.
+    y : array of shape (n,) or (n, k)
+        Targets, anything ``knm.t_matmul`` accepts (a dask array for a dask operator).
+    penalty : float
+        Per-sample ridge penalty lambda (> 0). Exact KRR ``(K + alpha I)^-1 y`` is the case
+        M = n with ``alpha = lambda n``.
+    max_iter : int, default=20
+        CG iterations (each one pass over the data).
+    tol : float, default=1e-7
+        Stop when the relative residual of (2) is below ``tol``.
+    preconditioner : FalkonPreconditioner, optional
+        Built from ``kmm`` when not given.
+    recompute_every : int, optional
+        Recompute the CG residual from scratch every this many iterations (float32).
+    callback : callable, optional
+        ``callback(iteration, alpha, relative_residual)`` after each iteration.
+
+    Returns
+    -------
+    Result
+        ``coef`` = alpha of shape (M,) or (M, k); ``history`` = relative residual of (2)
+        per iteration; ``info`` has ``"beta"`` and the preconditioner ``"jitter"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import RBF
+    >>> from kernelkit.linalg import KernelOperator
+    >>> from kernelkit.solvers import solve_falkon
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 2)); y = np.sin(X[:, 0])
+    >>> C = X[:20]
+    >>> res = solve_falkon(KernelOperator(RBF(), X, C), RBF()(C), y, 1e-4, max_iter=50)
+    >>> res.converged
+    True
+    """
+    n, M = knm.shape
+    if kmm.shape != (M, M):
+        raise ValueError(f"kmm must have shape ({M}, {M}); got {kmm.shape}.")
+    if not penalty > 0:
+        raise ValueError(f"penalty must be > 0; got {penalty!r}.")
+    P = preconditioner or FalkonPreconditioner(kmm, penalty, n)
+    dtype = np.result_type(knm.dtype, np.float32)
+    lam_n = penalty * n
+
+    def apply_H(beta):
+        # B^T (K_nM^T K_nM + lambda n K_MM) B beta, one pass over the rows of K_nM
+        v = P.apply(beta).astype(dtype, copy=False)
+        u = knm.normal_matmul(v)
+        u += lam_n * (kmm @ v)
+        return P.apply_t(u).astype(dtype, copy=False)
+
+    rhs = P.apply_t(np.asarray(knm.t_matmul(y))).astype(dtype, copy=False)  # B^T K_nM^T y
+    cb = None
+    if callback is not None:
+        def cb(it, beta, rel):
+            callback(it, P.apply(beta), rel)
+
+    res = pcg(apply_H, rhs, tol=tol, max_iter=max_iter, callback=cb,
+              recompute_every=recompute_every)
+    alpha = P.apply(res.coef).astype(dtype, copy=False)  # alpha = B beta
+    info = dict(res.info, beta=res.coef, jitter=P.jitter)
+    return Result(alpha, res.n_iter, res.converged, res.history, info)
