@@ -8,8 +8,12 @@ round reads each feature as one contiguous byte stream.
   value, the edges are the midpoints between consecutive distinct values, so every threshold
   a brute-force search over the raw values could use is available.
 * A feature with more distinct values gets **quantile** bins: edges at the midpoints between
-  the order statistics of rank ``⌊k·n/max_bins⌋`` (k = 1..max_bins−1), duplicates removed.
-  Split search is then exact over those candidate thresholds only.
+  the order statistics of rank ``⌊k·m/max_bins⌋`` (k = 1..max_bins−1), duplicates removed,
+  of the column or, when n > 20,000, of the deterministic subsample of every ⌈n/20,000⌉-th
+  row (m its size). Split search is then exact over those candidate thresholds only.
+  (With a subsample, a feature is still binned exactly whenever its full column has
+  ≤ max_bins distinct values: the subsample's bins are verified against every row and the
+  full column is sorted when one value is missing.)
 
 ``code(x) = #{edges ≤ x}``, hence ``code(x) ≥ b  ⇔  x ≥ edges[b−1]``: a split "bin ≥ b" found
 on the codes is the raw-feature test ``x ≥ edges[b−1]`` (b = 0 is the constant "always").
@@ -27,7 +31,7 @@ MAX_BINS = 256
 
 @njit(cache=True)
 def _edges_one(col_sorted, max_bins, out):
-    """Edges of one sorted column into ``out``; returns how many were written."""
+    """Edges of one sorted column into ``out``; returns (how many, exact?)."""
     n = col_sorted.shape[0]
     # count distinct values
     n_distinct = 1
@@ -63,20 +67,55 @@ def _edges_one(col_sorted, max_bins, out):
                 continue
             out[m] = mid
             m += 1
-    return m
+    return m, n_distinct <= max_bins
+
+
+SUBSAMPLE = 20_000
+
+
+@njit(cache=True)
+def _codes_one(col, e, out):
+    for i in range(col.shape[0]):
+        out[i] = np.searchsorted(e, col[i], side="right")
 
 
 @njit(parallel=True, cache=True)
-def _bin_all(XT, max_bins, edges, n_edges, codes):
-    d = XT.shape[0]
+def _codes_all(XT, edges, n_edges, codes):
+    for j in prange(XT.shape[0]):
+        _codes_one(XT[j], edges[j, :n_edges[j]], codes[j])
+
+
+@njit(parallel=True, cache=True)
+def _bin_all(XT, max_bins, edges, n_edges, codes, subsample):
+    d, n = XT.shape
+    stride = (n + subsample - 1) // subsample
     for j in prange(d):
         col = XT[j]
-        s = np.sort(col)
-        m = _edges_one(s, max_bins, edges[j])
+        done = False
+        if stride > 1:
+            s = np.sort(col[::stride])
+            m, exact = _edges_one(s, max_bins, edges[j])
+            _codes_one(col, edges[j, :m], codes[j])
+            if not exact:  # quantile bins of the subsample
+                done = True
+            else:  # exact only if every value of the column is one of the subsample's
+                vals = np.empty(m + 1)
+                vals[0] = s[0]
+                k = 1
+                for i in range(1, s.shape[0]):
+                    if s[i] != s[i - 1]:
+                        vals[k] = s[i]
+                        k += 1
+                done = True
+                for i in range(n):
+                    if vals[codes[j, i]] != col[i]:
+                        done = False
+                        break
+        if not done:
+            s = np.sort(col)
+            m, exact = _edges_one(s, max_bins, edges[j])
+            _codes_one(col, edges[j, :m], codes[j])
         n_edges[j] = m
-        e = edges[j, :m]
-        for i in range(col.shape[0]):
-            codes[j, i] = np.searchsorted(e, col[i], side="right")
 
 
 class Binned:
@@ -96,8 +135,12 @@ class Binned:
         return np.inf if b >= self.n_bins[j] else float(self.edges[j, b - 1])
 
 
-def bin_features(X: np.ndarray, max_bins: int = MAX_BINS) -> Binned:
+def bin_features(X: np.ndarray, max_bins: int = MAX_BINS, fit_rows=None) -> Binned:
     """Bin every column of ``X`` (n, d) into at most ``max_bins`` ≤ 256 bins (see module doc).
+
+    ``fit_rows`` (a boolean mask) restricts the rows the edges are computed from (e.g. the
+    rows of positive weight, so that a zero weight is the same as a removed row); every
+    row gets a code.
 
     Examples
     --------
@@ -115,5 +158,10 @@ def bin_features(X: np.ndarray, max_bins: int = MAX_BINS) -> Binned:
     n_edges = np.zeros(d, dtype=np.int64)
     codes = np.empty((d, n), dtype=np.uint8)
     if n > 0 and d > 0:
-        _bin_all(XT, max_bins, edges, n_edges, codes)
+        if fit_rows is None or np.all(fit_rows):
+            _bin_all(XT, max_bins, edges, n_edges, codes, SUBSAMPLE)
+        else:
+            XF = np.ascontiguousarray(XT[:, np.asarray(fit_rows, dtype=bool)])
+            _bin_all(XF, max_bins, edges, n_edges, np.empty(XF.shape, np.uint8), SUBSAMPLE)
+            _codes_all(XT, edges, n_edges, codes)
     return Binned(codes, edges, n_edges + 1)

@@ -19,23 +19,32 @@ __all__ = [
     "tree_route",
     "tree_predict_codes",
     "tree_predict_raw",
-    "log_weight_update",
+    "stump_predict_codes",
+    "exp_weights",
+    "weighted_error",
+    "boost_update",
 ]
 
 
 @njit(parallel=True, cache=True)
-def best_stump_binary(codes, n_bins, wy, w_neg):  # pragma: no cover - numba
+def best_stump_binary(codes, n_bins, w, y_pm):  # pragma: no cover - numba
     """Best stump for y ∈ {±1}: minimum weighted error over features, bins and polarities.
 
-    ``wy = w·y``, ``w_neg = Σ_{y=−1} w``. With S(b) = Σ_{code<b} w·y, the stump that predicts
-    +1 on ``code ≥ b`` errs with ε₊(b) = W₋ + S(b); the opposite polarity with ε₋ = W − ε₊.
+    With S(b) = Σ_{code<b} w·y and W₋ = Σ_{y=−1} w, the stump that predicts +1 on
+    ``code ≥ b`` errs with ε₊(b) = W₋ + S(b); the opposite polarity with ε₋ = W − ε₊.
     Returns (feature, bin, polarity, error); bin 0 is the constant stump.
     """
     d = codes.shape[0]
     n = codes.shape[1]
+    wy = np.empty(n)
     W = 0.0
+    w_neg = 0.0
     for i in range(n):
-        W += abs(wy[i])
+        wy[i] = w[i] * y_pm[i]
+        W += w[i]
+        if y_pm[i] < 0:
+            w_neg += w[i]
+    tol = 1e-12 * W  # improvements below this are ties (robust to summation order)
     errs = np.empty(d)
     bins = np.empty(d, np.int64)
     pols = np.empty(d, np.int64)
@@ -51,19 +60,29 @@ def best_stump_binary(codes, n_bins, wy, w_neg):  # pragma: no cover - numba
         bp = 1
         for b in range(nb + 1):
             e = w_neg + s  # ε₊(b)
-            if e < be:
+            if e < be - tol:
                 be, bb, bp = e, b, 1
             e2 = W - e  # ε₋(b)
-            if e2 < be:
+            if e2 < be - tol:
                 be, bb, bp = e2, b, -1
             if b < nb:
                 s += h[b]
         errs[j], bins[j], pols[j] = be, bb, bp
     jb = 0
     for j in range(1, d):  # first minimum: deterministic ties
-        if errs[j] < errs[jb]:
+        if errs[j] < errs[jb] - tol:
             jb = j
     return jb, bins[jb], pols[jb], max(errs[jb], 0.0)
+
+
+@njit(cache=True)
+def stump_predict_codes(col, b, left, right):  # pragma: no cover - numba
+    """Class index of every training sample: ``right`` where code ≥ b, else ``left``."""
+    n = col.shape[0]
+    out = np.empty(n, np.int64)
+    for i in range(n):
+        out[i] = right if col[i] >= b else left
+    return out
 
 
 @njit(parallel=True, cache=True)
@@ -80,6 +99,7 @@ def best_stump_multiclass(codes, n_bins, y, w, n_classes):  # pragma: no cover -
     for i in range(n):
         T[y[i]] += w[i]
     W = T.sum()
+    tol = 1e-12 * W
     errs = np.empty(d)
     bins = np.empty(d, np.int64)
     lefts = np.empty(d, np.int64)
@@ -99,12 +119,12 @@ def best_stump_multiclass(codes, n_bins, y, w, n_classes):  # pragma: no cover -
             kl = 0
             kr = 0
             for k in range(1, K):
-                if L[k] > L[kl]:
+                if L[k] > L[kl] + tol:
                     kl = k
-                if T[k] - L[k] > T[kr] - L[kr]:
+                if T[k] - L[k] > T[kr] - L[kr] + tol:
                     kr = k
             e = W - L[kl] - (T[kr] - L[kr])
-            if e < be:
+            if e < be - tol:
                 be, bb, bl, br = e, b, kl, kr
             if b < nb:
                 for k in range(K):
@@ -112,7 +132,7 @@ def best_stump_multiclass(codes, n_bins, y, w, n_classes):  # pragma: no cover -
         errs[j], bins[j], lefts[j], rights[j] = be, bb, bl, br
     jb = 0
     for j in range(1, d):
-        if errs[j] < errs[jb]:
+        if errs[j] < errs[jb] - tol:
             jb = j
     return jb, bins[jb], lefts[jb], rights[jb], max(errs[jb], 0.0)
 
@@ -191,12 +211,12 @@ def tree_best_splits(hist, n_bins, criterion):  # pragma: no cover - numba
     return feat, bins, gain
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True)
 def tree_route(codes, node, feat, bins):  # pragma: no cover - numba
     """Send samples of this level to the next: child 2m + (code ≥ b), −1 where m is a leaf."""
     n = node.shape[0]
     out = np.empty(n, np.int64)
-    for i in prange(n):
+    for i in range(n):
         m = node[i]
         if m < 0 or feat[m] < 0:
             out[i] = -1
@@ -205,12 +225,12 @@ def tree_route(codes, node, feat, bins):  # pragma: no cover - numba
     return out
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True)
 def tree_predict_codes(codes, feature, bin_, value):  # pragma: no cover - numba
     """Leaf class index of every training sample (heap layout; feature −1 marks a leaf)."""
     n = codes.shape[1]
     out = np.empty(n, np.int64)
-    for i in prange(n):
+    for i in range(n):
         g = 0
         while feature[g] >= 0:
             g = 2 * g + 1 + (1 if codes[feature[g], i] >= bin_[g] else 0)
@@ -232,26 +252,57 @@ def tree_predict_raw(X, feature, threshold, value):  # pragma: no cover - numba
 
 
 @njit(cache=True)
-def log_weight_update(log_d, wrong, alpha):  # pragma: no cover - numba
-    """log D_{t+1} = log D_t + α(1[wrong] − ½) − log Z_t, in place; returns (log Z_t, ε_t).
+def exp_weights(log_d, out):  # pragma: no cover - numba
+    """D_t = exp(log D_t) into ``out``."""
+    for i in range(log_d.shape[0]):
+        out[i] = np.exp(log_d[i])
+    return out
 
-    Z_t = Σ_i D_t(i) e^{α(1[wrong_i] − ½)} by log-sum-exp, so nothing under- or overflows.
+
+@njit(cache=True)
+def weighted_error(w, pred, y):  # pragma: no cover - numba
+    """ε_t = Σᵢ D_t(i)·1[h_t(xᵢ) ≠ yᵢ]."""
+    e = 0.0
+    for i in range(w.shape[0]):
+        if pred[i] != y[i]:
+            e += w[i]
+    return e
+
+
+@njit(cache=True)
+def boost_update(log_d, pred, y, alpha, G, d1, w):  # pragma: no cover - numba
+    """One round's bookkeeping, in place; returns (log Z_t, training error of F_t).
+
+    Also writes the next round's weights D_{t+1} = exp(log D_{t+1}) into ``w``.
+
+    log D_{t+1} = log D_t + α(1[h ≠ y] − ½) − log Z_t with Z_t = Σᵢ D_t(i) e^{α(1[h≠y] − ½)}
+    by log-sum-exp (nothing under- or overflows); G[i, h(xᵢ)] += α and the training error
+    Σᵢ D₁(i)·1[argmax_k G[i, k] ≠ yᵢ] (ties → the first class).
     """
     n = log_d.shape[0]
+    K = G.shape[1]
     mx = -np.inf
-    eps = 0.0
+    err = 0.0
     for i in range(n):
-        if wrong[i]:
-            eps += np.exp(log_d[i])
+        if pred[i] != y[i]:
             log_d[i] += 0.5 * alpha
         else:
             log_d[i] -= 0.5 * alpha
         if log_d[i] > mx:
             mx = log_d[i]
+        G[i, pred[i]] += alpha
+        kb = 0
+        for k in range(1, K):
+            if G[i, k] > G[i, kb]:
+                kb = k
+        if kb != y[i]:
+            err += d1[i]
     s = 0.0
     for i in range(n):
-        s += np.exp(log_d[i] - mx)
+        w[i] = np.exp(log_d[i] - mx)
+        s += w[i]
     log_z = mx + np.log(s)
     for i in range(n):
         log_d[i] -= log_z
-    return log_z, eps
+        w[i] /= s
+    return log_z, err

@@ -21,7 +21,7 @@ from .._validation import (
     check_sample_weight,
     validate_data,
 )
-from ._stump_numba import log_weight_update
+from ._stump_numba import boost_update, exp_weights, weighted_error
 from .weak import DecisionStump, DecisionTree, LinearThreshold
 
 __all__ = ["AdaBoost"]
@@ -217,15 +217,15 @@ default="stump"
         d1 = sw / sw.sum()
         with np.errstate(divide="ignore"):
             log_d = np.log(d1)  # log D₁ (−inf for zero weights)
-        ctx = base._boost_prepare(X, y_idx, self.classes_) if fast else None
+        ctx = base._boost_prepare(X, y_idx, self.classes_, sw) if fast else None
         G = np.zeros((n, K))  # G_k(x) = Σ_t α_t^{SAMME} 1[h_t(x) = k]
         Gv = None if Xv is None else np.zeros((Xv.shape[0], K))
         ests, alphas, errs, log_z, train_err, val_err = [], [], [], [], [], []
         best_val, best_t, reason = np.inf, 0, "n_estimators"
-        rows = np.arange(n)
+        y_idx = np.ascontiguousarray(y_idx, dtype=np.int64)
+        w = exp_weights(log_d, np.empty(n))  # D_1
         with progress_bar(self.verbose, self.n_estimators, "AdaBoost") as bar:
             for t in range(self.n_estimators):
-                w = np.exp(log_d)  # D_t
                 if fast:
                     est, pred = base._boost_fit(ctx, w)
                 else:
@@ -234,8 +234,8 @@ default="stump"
                         est.set_params(random_state=rng.randint(np.iinfo(np.int32).max))
                     est.fit(X, self.classes_[y_idx], sample_weight=w)
                     pred = self._index_of(est.predict(X))
-                wrong = pred != y_idx
-                eps = float(np.dot(w, wrong))  # ε_t = Σ D_t(i) 1[h_t(x_i) ≠ y_i]
+                pred = np.ascontiguousarray(pred, dtype=np.int64)
+                eps = weighted_error(w, pred, y_idx)  # ε_t = Σ D_t(i) 1[h_t(x_i) ≠ y_i]
                 if eps >= chance:
                     if t == 0:
                         raise ValueError(
@@ -252,13 +252,14 @@ default="stump"
                 a = nu * (np.log((1.0 - e) / e) + np.log(K - 1.0))
                 if perfect:
                     a += float(np.sum(alphas))  # outvote every earlier round
-                lz, _ = log_weight_update(log_d, wrong, a)
+                # D_{t+1} ∝ D_t e^{α(1[wrong] − ½)} (also into w), Z_t, G += α·1[h = k],
+                # and the training error of F_t
+                lz, tr = boost_update(log_d, pred, y_idx, a, G, d1, w)
                 ests.append(est)
                 alphas.append(a)
                 errs.append(eps)
                 log_z.append(lz)
-                G[rows, pred] += a
-                train_err.append(float(np.dot(d1, np.argmax(G, axis=1) != y_idx)))
+                train_err.append(tr)
                 bar.update()
                 if Gv is not None:
                     Gv[np.arange(Gv.shape[0]), self._predict_index(est, Xv)] += a
@@ -351,10 +352,12 @@ default="stump"
 
     def predict(self, X) -> np.ndarray:
         """``classes_[1]`` where F > 0, else ``classes_[0]`` (ties → the first class)."""
-        return self.classes_[np.argmax(self._G(X), axis=1)]
+        G = self._G(X)
+        return self.classes_[np.argmax(G, axis=1)]
 
     def staged_predict(self, X):
         """Yield the predictions of F_1, F_2, …"""
+        check_is_fitted(self)
         for G in self._staged_G(X):
             yield self.classes_[np.argmax(G, axis=1)]
 

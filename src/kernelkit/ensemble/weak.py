@@ -36,16 +36,18 @@ class WeakLearner(Protocol):
     """What AdaBoost needs from a kernelkit weak learner.
 
     ``fit``/``predict`` are the plain scikit-learn interface. The fast path:
-    ``_boost_prepare(X, y_idx, classes)`` is called once per boosting fit with the labels
-    encoded as indices into ``classes``; ``_boost_fit(ctx, w)`` fits one round for the
-    weights ``w`` (Σw = 1) and returns ``(fitted_learner, class_index_predictions)``.
+    ``_boost_prepare(X, y_idx, classes, sample_weight)`` is called once per boosting fit with
+    the labels encoded as indices into ``classes`` and the initial weights (rows of weight 0
+    keep weight 0 in every round); ``_boost_fit(ctx, w)`` fits one round for the weights
+    ``w`` (Σw = 1) and returns ``(fitted_learner, class_index_predictions)``.
     """
 
     def fit(self, X, y, sample_weight=None) -> WeakLearner: ...
 
     def predict(self, X) -> np.ndarray: ...
 
-    def _boost_prepare(self, X: np.ndarray, y_idx: np.ndarray, classes: np.ndarray) -> Any: ...
+    def _boost_prepare(self, X: np.ndarray, y_idx: np.ndarray, classes: np.ndarray,
+                       sample_weight: np.ndarray | None = None) -> Any: ...
 
     def _boost_fit(self, ctx: Any, w: np.ndarray) -> tuple[WeakLearner, np.ndarray]: ...
 
@@ -85,7 +87,7 @@ class _BaseWeak(ClassifierMixin, BaseEstimator):
         if total <= 0:
             raise ValueError("sample_weight must have a positive sum (one class has no weight "
                              "is not enough either).")
-        ctx = self._boost_prepare(X, y_idx, classes)
+        ctx = self._boost_prepare(X, y_idx, classes, sw)
         fitted, _ = self._boost_fit(ctx, np.asarray(sw, dtype=np.float64) / total)
         self.__dict__.update({k: v for k, v in fitted.__dict__.items() if k.endswith("_")})
         return self
@@ -106,11 +108,14 @@ class _BaseWeak(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Predicted class labels of ``X``."""
-        return self.classes_[self._predict_index(self._check_X(X))]
+        X = self._check_X(X)
+        return self.classes_[self._predict_index(X)]
 
 
-def _binned_context(X, y_idx, classes, max_bins):
-    B = bin_features(X, max_bins)
+def _binned_context(X, y_idx, classes, max_bins, sample_weight):
+    # edges from the rows of positive weight only: weight 0 acts as a removed row
+    rows = None if sample_weight is None else np.asarray(sample_weight) > 0
+    B = bin_features(X, max_bins, rows)
     y_pm = np.where(y_idx == 1, 1.0, -1.0)
     return _Context(binned=B, y_idx=np.ascontiguousarray(y_idx, dtype=np.int64), y_pm=y_pm,
                     classes=classes, n_features=X.shape[1], kind="binned", max_bins=max_bins)
@@ -162,16 +167,14 @@ class DecisionStump(_BaseWeak):
     def __init__(self, max_bins: int = MAX_BINS):
         self.max_bins = max_bins
 
-    def _boost_prepare(self, X, y_idx, classes):
-        return _binned_context(X, y_idx, classes, self.max_bins)
+    def _boost_prepare(self, X, y_idx, classes, sample_weight=None):
+        return _binned_context(X, y_idx, classes, self.max_bins, sample_weight)
 
     def _boost_fit(self, ctx, w):
         B: Binned = ctx.binned
         K = len(ctx.classes)
         if K == 2:
-            wy = w * ctx.y_pm
-            w_neg = float(np.sum(w[ctx.y_pm < 0]))
-            j, b, pol, err = nb.best_stump_binary(B.codes, B.n_bins, wy, w_neg)
+            j, b, pol, err = nb.best_stump_binary(B.codes, B.n_bins, w, ctx.y_pm)
             left, right = (0, 1) if pol > 0 else (1, 0)
         else:
             j, b, left, right, err = nb.best_stump_multiclass(
@@ -183,7 +186,7 @@ class DecisionStump(_BaseWeak):
         est.value_ = np.array([left, right], dtype=np.int64)
         est.polarity_ = 1 if right == 1 else -1
         est.error_ = float(err)
-        pred = np.where(B.codes[j] >= b, right, left) if b > 0 else np.full(w.shape[0], right)
+        pred = nb.stump_predict_codes(B.codes[j], b, left, right)
         return est, pred
 
     def _predict_index(self, X):
@@ -241,14 +244,14 @@ class DecisionTree(_BaseWeak):
         self.criterion = criterion
         self.max_bins = max_bins
 
-    def _boost_prepare(self, X, y_idx, classes):
+    def _boost_prepare(self, X, y_idx, classes, sample_weight=None):
         if isinstance(self.max_depth, bool) or not isinstance(self.max_depth, int | np.integer) \
                 or self.max_depth < 1:
             raise ValueError(f"max_depth must be an integer >= 1; got {self.max_depth!r}.")
         if self.criterion not in _CRITERIA:
             raise ValueError(f"criterion must be one of {sorted(_CRITERIA)}; "
                              f"got {self.criterion!r}.")
-        return _binned_context(X, y_idx, classes, self.max_bins)
+        return _binned_context(X, y_idx, classes, self.max_bins, sample_weight)
 
     def _boost_fit(self, ctx, w):
         B: Binned = ctx.binned
@@ -359,7 +362,7 @@ class LinearThreshold(_BaseWeak):
     def __init__(self, alpha: float = 1e-8):
         self.alpha = alpha
 
-    def _boost_prepare(self, X, y_idx, classes):
+    def _boost_prepare(self, X, y_idx, classes, sample_weight=None):
         if not (np.isscalar(self.alpha) and np.isfinite(self.alpha) and self.alpha >= 0):
             raise ValueError(f"alpha must be a finite number >= 0; got {self.alpha!r}.")
         Z = np.hstack([np.asarray(X, dtype=np.float64), np.ones((X.shape[0], 1))])
@@ -469,7 +472,7 @@ class FunctionDictionary(_BaseWeak):
                              f"{np.unique(h)[:5]}.")
         return h
 
-    def _boost_prepare(self, X, y_idx, classes):
+    def _boost_prepare(self, X, y_idx, classes, sample_weight=None):
         if len(classes) != 2:
             raise ValueError("FunctionDictionary is for two classes (its functions map to "
                              f"{{-1, +1}}); got {len(classes)} classes.")

@@ -1,0 +1,164 @@
+"""Weighted majority vote of a committee of classifiers."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import has_fit_parameter
+
+from .._validation import FLOAT_DTYPES, check_is_fitted, check_sample_weight, validate_data
+
+__all__ = ["MajorityVote"]
+
+
+def _is_fitted(est) -> bool:
+    try:
+        check_is_fitted(est)
+    except (NotFittedError, TypeError):
+        return False
+    return True
+
+
+class MajorityVote(ClassifierMixin, BaseEstimator):
+    """Weighted majority vote H(x) = argmax_k Σ_m w_m·1[h_m(x) = k].
+
+    For two classes with members voting ±1 this is sign(Σ_m w_m h_m(x)).
+
+    Members may be given fitted or unfitted. ``fit`` uses every already-fitted member as it
+    is (it is *not* refitted — a prefit committee) and fits a clone of every unfitted one
+    on ``(X, y)`` (with ``sample_weight`` when given and the member accepts it). Fitted
+    members must predict labels; the committee's ``classes_`` is the sorted union of the
+    labels of ``y`` and of the prefit members' ``classes_``.
+
+    Ties are broken deterministically: the class that comes first in ``classes_`` (the
+    smallest label) wins; for two classes a zero vote predicts ``classes_[0]``.
+
+    Parameters
+    ----------
+    estimators : list of classifiers or of (name, classifier) pairs
+        A member may also be named "stump", "tree" or "linear" (the kernelkit weak
+        learners with default parameters).
+    weights : array-like of shape (n_members,), optional
+        Non-negative vote weights w_m (uniform when None).
+
+    Attributes
+    ----------
+    estimators_ : list of fitted classifiers
+    weights_ : ndarray of shape (n_members,)
+    classes_ : ndarray
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit import MajorityVote
+    >>> from kernelkit.ensemble import DecisionStump
+    >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 3.0], [3.0, 2.0]])
+    >>> vote = MajorityVote([DecisionStump(), DecisionStump()]).fit(X, [0, 0, 1, 1])
+    >>> vote.predict(X).tolist()
+    [0, 0, 1, 1]
+    """
+
+    _test_params = [dict(estimators=[("a", "stump"), ("b", "tree"), ("c", "linear")])]
+
+    def __init__(self, estimators, weights=None):
+        self.estimators = estimators
+        self.weights = weights
+
+    def _members(self):
+        if isinstance(self.estimators, str | bytes) or not hasattr(self.estimators, "__len__") \
+                or len(self.estimators) == 0:
+            raise ValueError("estimators must be a non-empty list of classifiers or of "
+                             f"(name, classifier) pairs; got {self.estimators!r}.")
+        out = []
+        for m in self.estimators:
+            est = m[1] if isinstance(m, tuple) and len(m) == 2 and isinstance(m[0], str) else m
+            if isinstance(est, str):
+                from .adaboost import _NAMED
+
+                if est not in _NAMED:
+                    raise ValueError(f"unknown member {est!r}; use a classifier or one of "
+                                     f"{sorted(_NAMED)}.")
+                est = _NAMED[est]()
+            if not (hasattr(est, "fit") and hasattr(est, "predict")):
+                raise ValueError(f"every member needs fit and predict; got {est!r}.")
+            out.append(est)
+        return out
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the unfitted members (clones) and set up the vote.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Passed to members that accept it.
+
+        Returns
+        -------
+        self
+        """
+        members = self._members()
+        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES)
+        check_classification_targets(y)
+        labels = np.unique(y)
+        if len(labels) < 2:
+            raise ValueError(f"MajorityVote needs samples of at least two classes; got one "
+                             f"class ({labels[0]!r}).")
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(sample_weight, X)
+        fitted = []
+        for est in members:
+            if _is_fitted(est):
+                fitted.append(est)  # prefit: used as it is
+                continue
+            est = clone(est)
+            if sample_weight is not None and has_fit_parameter(est, "sample_weight"):
+                est.fit(X, y, sample_weight=sample_weight)
+            else:
+                est.fit(X, y)
+            fitted.append(est)
+        if self.weights is None:
+            w = np.ones(len(fitted))
+        else:
+            w = np.asarray(self.weights, dtype=np.float64).reshape(-1)
+            if w.shape[0] != len(fitted) or not np.all(np.isfinite(w)) or np.any(w < 0) \
+                    or not w.sum() > 0:
+                raise ValueError(f"weights must be {len(fitted)} finite non-negative numbers "
+                                 f"with a positive sum; got {self.weights!r}.")
+        extra = [np.asarray(e.classes_) for e in fitted if hasattr(e, "classes_")]
+        self.classes_ = np.unique(np.concatenate([labels] + extra)) if extra else labels
+        self.estimators_ = fitted
+        self.weights_ = w
+        return self
+
+    def _votes(self, X) -> np.ndarray:
+        """V[i, k] = Σ_m w_m·1[h_m(x_i) = classes_[k]]."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
+        V = np.zeros((X.shape[0], len(self.classes_)))
+        rows = np.arange(X.shape[0])
+        for w, est in zip(self.weights_, self.estimators_):
+            p = np.asarray(est.predict(X))
+            k = np.clip(np.searchsorted(self.classes_, p), 0, len(self.classes_) - 1)
+            if not np.all(self.classes_[k] == p):
+                raise ValueError(f"member {est!r} predicted labels outside classes_.")
+            V[rows, k] += w
+        return V
+
+    def decision_function(self, X) -> np.ndarray:
+        """Vote share: (V₁ − V₀)/Σw for two classes, else V/Σw of shape (n, K)."""
+        V = self._votes(X) / self.weights_.sum()
+        return V[:, 1] - V[:, 0] if V.shape[1] == 2 else V
+
+    def predict(self, X) -> np.ndarray:
+        """The class with the largest total weight (ties → first in ``classes_``)."""
+        V = self._votes(X)
+        return self.classes_[np.argmax(V, axis=1)]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Fraction of the vote weight per class."""
+        return self._votes(X) / self.weights_.sum()
