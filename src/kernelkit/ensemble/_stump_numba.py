@@ -186,7 +186,10 @@ def tree_best_splits(hist, n_bins, criterion):  # pragma: no cover - numba
                 tot[k] += hist[m, 0, b, k]
         parent = _impurity(tot, criterion)
         W = tot.sum()
-        best = parent - 1e-12 * max(W, 1e-300)  # a split must strictly decrease impurity
+        tol = 1e-12 * W
+        if parent <= tol:  # pure (or empty) node: a leaf
+            continue
+        best = parent + tol  # like scikit-learn, a split that does not help is still taken
         L = np.zeros(K)
         R = np.zeros(K)
         for j in range(d):
@@ -202,12 +205,12 @@ def tree_best_splits(hist, n_bins, criterion):  # pragma: no cover - numba
                 if R.sum() <= 0.0:
                     continue
                 v = _impurity(L, criterion) + _impurity(R, criterion)
-                if v < best:
+                if v < best - tol or (feat[m] < 0 and v <= best):
                     best = v
                     feat[m] = j
                     bins[m] = b
         if feat[m] >= 0:
-            gain[m] = parent - best
+            gain[m] = max(parent - best, 0.0)
     return feat, bins, gain
 
 

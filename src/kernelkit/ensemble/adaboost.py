@@ -97,6 +97,8 @@ default="stump"
         Training error of F_t (weighted by D₁, i.e. the plain error rate without
         ``sample_weight``), never above ``training_error_bound_``.
     validation_errors_ : ndarray (only with ``early_stopping``)
+    log_sample_weight_ : ndarray of shape (n_samples,)
+        log D_{T+1}, the distribution after the last round that ran (−inf for zero weight).
     classes_ : ndarray of shape (K,)
     n_classes_ : int
     n_estimators_ : int
@@ -288,6 +290,7 @@ default="stump"
             self.validation_errors_ = np.asarray(val_err)
         self.n_estimators_ = T
         self.stop_reason_ = reason
+        self.log_sample_weight_ = log_d  # log D_{t+1} after the last round that ran
         if self.verbose:
             print(f"AdaBoost: {T} rounds ({reason}); training error "
                   f"{self.training_errors_[-1]:.4g}, bound {self.training_error_bound_[-1]:.4g}")

@@ -210,8 +210,10 @@ class DecisionTree(_BaseWeak):
     Grown level by level on the binned features (the same uint8 codes as
     :class:`DecisionStump`): for every open node of a level one numba pass builds the
     histograms (node, feature, bin, class) of the weights, O(n·d) per level, and each node
-    takes the split that most decreases the weighted impurity (``criterion``). A node stays
-    a leaf when it is pure or no split strictly decreases the impurity. Leaves predict their
+    takes the split that most decreases the weighted impurity (``criterion``; ties → first
+    feature, lowest threshold). A node stays a leaf when it is pure or no split leaves both
+    children with positive weight (as in scikit-learn, a split that does not decrease the
+    impurity is still taken: XOR needs one). Leaves predict their
     weighted-majority class, so given its partition the tree minimizes the weighted error;
     the partition itself is greedy (Gini by default, as scikit-learn's trees — the
     misclassification criterion stalls on splits that do not change a majority).
