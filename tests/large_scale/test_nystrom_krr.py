@@ -1,0 +1,227 @@
+"""NystromKernelRidge / solve_falkon against exact KRR, the dense Nystrom solution and plain CG."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tracemalloc
+
+import numpy as np
+import pytest
+from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
+
+from kernelkit import NystromKernelRidge
+from kernelkit.kernels import RBF, resolve_kernel
+from kernelkit.linalg import KernelOperator, pcg
+from kernelkit.solvers import solve_falkon
+from kernelkit.solvers.nystrom import FalkonPreconditioner
+from tests.reference import falkon as ref
+
+
+def _data(n=300, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-2, 2, size=(n, d))
+    y = np.sin(2 * X[:, 0]) + 0.5 * X[:, 1] ** 2 + 0.1 * rng.normal(size=n)
+    return X, y
+
+
+@pytest.mark.parametrize("lam", [1e-3, 1e-5])
+def test_all_points_as_centers_is_exact_krr(lam):
+    # with M = n, Falkon solves (K^2 + lam n K) a = K y, i.e. a = (K + lam n I)^-1 y
+    X, y = _data()
+    n, gamma = len(X), 0.5
+    model = NystromKernelRidge(n_centers=n, alpha=lam, gamma=gamma, tol=1e-12, max_iter=50,
+                               random_state=0).fit(X, y)
+    exact = SkKernelRidge(alpha=lam * n, kernel="rbf", gamma=gamma).fit(X, y)
+    Xt = _data(100, seed=1)[0]
+    np.testing.assert_allclose(model.predict(Xt), exact.predict(Xt), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(model.predict(X), exact.predict(X), rtol=1e-6, atol=1e-6)
+    assert model.n_iter_ <= 5  # the preconditioner is H^-1 itself when M = n
+    if lam == 1e-3:  # well conditioned: the coefficients themselves agree
+        a = np.empty(n)
+        a[model.center_indices_] = model.dual_coef_
+        a_ref = ref.exact_krr_dual(ref.rbf(X, X, gamma), y, lam * n)
+        np.testing.assert_allclose(a, a_ref, rtol=1e-6, atol=1e-6 * np.abs(a_ref).max())
+
+
+def test_all_points_as_centers_matches_kernelkit_kernel_ridge():
+    kr = pytest.importorskip("kernelkit.kernel_ridge.kernel_ridge")
+    X, y = _data(200)
+    n = len(X)
+    model = NystromKernelRidge(n_centers=n, alpha=1e-4, gamma=0.5, tol=1e-12,
+                               max_iter=50).fit(X, y)
+    exact = kr.KernelRidge(alpha=1e-4 * n, kernel="rbf", gamma=0.5).fit(X, y)
+    np.testing.assert_allclose(model.predict(X), exact.predict(X), rtol=1e-6, atol=1e-6)
+
+
+def test_falkon_equals_dense_nystrom_solution():
+    X, y = _data(600)
+    lam, gamma = 1e-4, 0.5
+    model = NystromKernelRidge(n_centers=60, alpha=lam, gamma=gamma, tol=1e-12, max_iter=200,
+                               random_state=3).fit(X, y)
+    C = X[model.center_indices_]
+    np.testing.assert_array_equal(model.centers_, C)
+    a_ref = ref.nystrom_krr_dual(ref.rbf(X, C, gamma), ref.rbf(C, C, gamma), y, lam)
+    Xt = _data(50, seed=2)[0]
+    np.testing.assert_allclose(model.predict(Xt), ref.rbf(Xt, C, gamma) @ a_ref, rtol=1e-6,
+                               atol=1e-6)
+    assert model.converged_
+    assert model.history_[0] == 1.0 and model.history_[-1] <= 1e-12
+    assert len(model.history_) == model.n_iter_ + 1
+
+
+def test_preconditioner_formula():
+    # B = n^-1/2 T^-1 A^-1 (issue's formula), applied by triangular solves. The factors are
+    # T^T T = K_MM + eps M I and A^T A = T T^T / M + lam I (upper), and sqrt(n) A T B v = v.
+    rng = np.random.default_rng(0)
+    C = rng.normal(size=(40, 2))
+    Kmm, lam, n, eps = RBF(1.5)(C), 1e-3, 500, 1e-12
+    P = FalkonPreconditioner(Kmm, lam, n, epsilon=eps)
+    T, A = P.L_T.T, P.L_A.T
+    assert np.allclose(T, np.triu(T)) and np.allclose(A, np.triu(A))
+    np.testing.assert_allclose(T.T @ T, Kmm + eps * 40 * np.eye(40), atol=1e-13)
+    np.testing.assert_allclose(A.T @ A, T @ T.T / 40 + lam * np.eye(40), atol=1e-13)
+    V = rng.normal(size=(40, 3))
+    np.testing.assert_allclose(np.sqrt(n) * A @ (T @ P.apply(V)), V, atol=1e-8)
+    np.testing.assert_allclose(np.sqrt(n) * T.T @ (A.T @ P.apply_t(V)), V, atol=1e-8)
+    # and with a well-conditioned K_MM, B itself (formed with inverses) agrees
+    C = rng.normal(size=(8, 2)) * 3
+    Kmm = RBF(1.0)(C)
+    P = FalkonPreconditioner(Kmm, lam, n, epsilon=eps)
+    B = ref.falkon_B(Kmm, lam, n, eps)
+    np.testing.assert_allclose(P.apply(np.eye(8)), B, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(P.apply_t(np.eye(8)), B.T, rtol=1e-8, atol=1e-12)
+
+
+def test_preconditioned_cg_needs_far_fewer_iterations_than_plain_cg():
+    X, y = _data(1500, d=4)
+    lam, gamma, M = 1e-6, 0.5, 150
+    C = X[np.sort(np.random.default_rng(0).choice(len(X), M, replace=False))]
+    k = resolve_kernel("rbf", gamma=gamma)
+    Knm, Kmm = k(X, C), k(C)
+    n = len(X)
+    H = Knm.T @ Knm + lam * n * Kmm
+    b = Knm.T @ y
+    a_star = ref.nystrom_krr_dual(Knm, Kmm, y, lam)
+    f_star = Knm @ a_star
+
+    def iterations_to(err_of, target=1e-4, limit=3000):
+        return next((i for i, e in enumerate(err_of, 1) if e <= target), limit)
+
+    # the same system (1); error measured identically: relative error of the fitted values
+    falkon_err = []
+    solve_falkon(KernelOperator(k, X, C), Kmm, y, lam, max_iter=100, tol=1e-14,
+                 callback=lambda it, a, r: falkon_err.append(
+                     np.linalg.norm(Knm @ a - f_star) / np.linalg.norm(f_star)))
+    plain_err = []
+    pcg(H, b, tol=1e-14, max_iter=3000, callback=lambda it, a, r: plain_err.append(
+        np.linalg.norm(Knm @ a - f_star) / np.linalg.norm(f_star)))
+    it_falkon, it_plain = iterations_to(falkon_err), iterations_to(plain_err)
+    assert it_falkon <= 50  # cond(B^T H B) ~ 100 here: lambda = 1e-6 is tiny for M = 150
+    assert it_plain >= 10 * it_falkon, (it_falkon, it_plain)
+    # the plain-CG reference agrees with our pcg without a preconditioner
+    x5 = ref.plain_cg_iterates(H, b, 5)[-1]
+    np.testing.assert_allclose(pcg(H, b, tol=0, max_iter=5).coef, x5, rtol=1e-6)
+
+
+def test_float32_stays_float32_and_matches_float64():
+    X, y = _data(800)
+    kw = dict(n_centers=80, alpha=1e-4, gamma=0.5, random_state=0, max_iter=30)
+    m64 = NystromKernelRidge(**kw).fit(X, y)
+    m32 = NystromKernelRidge(**kw).fit(X.astype(np.float32), y.astype(np.float32))
+    assert m32.dual_coef_.dtype == np.float32 and m32.centers_.dtype == np.float32
+    p32 = m32.predict(X.astype(np.float32))
+    assert p32.dtype == np.float32
+    np.testing.assert_allclose(p32, m64.predict(X), atol=2e-3 * np.abs(y).max())
+    forced = NystromKernelRidge(dtype="float32", **kw).fit(X, y)
+    assert forced.dual_coef_.dtype == np.float32
+
+
+def test_multi_output_equals_separate_fits():
+    X, y = _data(400)
+    Y = np.column_stack([y, np.cos(X[:, 2])])
+    kw = dict(n_centers=50, alpha=1e-4, gamma=0.5, random_state=0, tol=1e-12, max_iter=100)
+    both = NystromKernelRidge(**kw).fit(X, Y)
+    assert both.dual_coef_.shape == (50, 2) and both.predict(X).shape == (400, 2)
+    for j in range(2):
+        one = NystromKernelRidge(**kw).fit(X, Y[:, j])
+        np.testing.assert_allclose(both.predict(X)[:, j], one.predict(X), rtol=1e-7, atol=1e-7)
+
+
+def test_n_centers_larger_than_n_is_clamped_with_warning():
+    X, y = _data(30)
+    with pytest.warns(UserWarning, match="larger than the number of samples"):
+        model = NystromKernelRidge(n_centers=100, alpha=1e-3).fit(X, y)
+    assert model.n_centers_ == 30 and model.centers_.shape == (30, 3)
+
+
+def test_blockwise_memory_never_holds_knm():
+    X, y = _data(4000, d=3)
+    M = 300
+    model = NystromKernelRidge(n_centers=M, alpha=1e-4, gamma=0.5, working_memory=0.25,
+                               max_iter=3, random_state=0)
+    tracemalloc.start()
+    model.fit(X, y)
+    model.predict(X)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    knm_bytes = len(X) * M * 8
+    assert peak < knm_bytes / 2, (peak, knm_bytes)
+    # blocked and unblocked products agree
+    big = NystromKernelRidge(n_centers=M, alpha=1e-4, gamma=0.5, working_memory=512,
+                             max_iter=3, random_state=0).fit(X, y)
+    np.testing.assert_allclose(model.predict(X), big.predict(X), rtol=1e-7, atol=1e-7)
+
+
+def test_verbose_reports_progress(capsys):
+    X, y = _data(200)
+    NystromKernelRidge(n_centers=20, alpha=1e-3, verbose=1, max_iter=5, tol=0).fit(X, y)
+    assert "Falkon" in capsys.readouterr().err
+
+
+def test_deterministic_centers_and_other_kernels():
+    X, y = _data(300)
+    a = NystromKernelRidge(n_centers=40, kernel="laplacian", random_state=0).fit(X, y)
+    b = NystromKernelRidge(n_centers=40, kernel="laplacian", random_state=0).fit(X, y)
+    np.testing.assert_array_equal(a.center_indices_, b.center_indices_)
+    np.testing.assert_allclose(a.predict(X), b.predict(X))
+    assert a.score(X, y) > 0.8
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(alpha=0.0), "alpha"),
+    (dict(n_centers=0), "n_centers"),
+    (dict(max_iter=1.5), "max_iter"),
+    (dict(center_selection="kmeans"), "center_selection"),
+    (dict(dtype="int8"), "dtype"),
+    (dict(kernel="precomputed"), "precomputed"),
+])
+def test_bad_parameters(params, match):
+    X, y = _data(50)
+    with pytest.raises(ValueError, match=match):
+        NystromKernelRidge(**params).fit(X, y)
+
+
+def test_dask_input_without_client_says_how_to_start_one():
+    da = pytest.importorskip("dask.array")
+    from distributed import get_client
+
+    try:
+        get_client()
+        pytest.skip("a Client is running in this process")
+    except ValueError:
+        pass
+    X, y = _data(100)
+    with pytest.raises(ValueError, match=r"Client\(\)"):
+        NystromKernelRidge(n_centers=10).fit(da.from_array(X, chunks=(30, 3)), y)
+
+
+def test_numpy_path_does_not_import_dask():
+    code = (
+        "import sys, numpy as np\n"
+        "from kernelkit import NystromKernelRidge\n"
+        "X = np.random.default_rng(0).normal(size=(50, 2))\n"
+        "NystromKernelRidge(n_centers=10).fit(X, X[:, 0]).predict(X)\n"
+        "assert not any(m == 'dask' or m.startswith('dask.') for m in sys.modules), 'dask'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
