@@ -146,13 +146,16 @@ def _block_krylov(A, k, n_oversamples, n_iter, tol, max_iter, random_state):
     steps = (200 if max_iter is None else max_iter) if adaptive else max(int(n_iter), 0) + 1
     max_basis = min(n, max(8 * b, 4 * k + 64))  # thick restart when the basis gets this wide
     serial = ThreadpoolController()
+    # the basis Q and A Q live in two preallocated n x max_basis buffers (O(n k) memory)
+    Qbuf = np.empty((n, max_basis), dtype=dtype, order="F")
+    AQbuf = np.empty((n, max_basis), dtype=dtype, order="F")
     with serial.limit(limits=1, user_api="blas"):
-        Q = _orthonormalize(rng.standard_normal((n, b)).astype(dtype, copy=False), None)
-    Qa, AQa = Q, np.asarray(A @ Q, dtype=dtype)
-    n_products, converged = 1, False
+        Qbuf[:, :b] = _orthonormalize(rng.standard_normal((n, b)).astype(dtype), None)
+    AQbuf[:, :b] = A @ Qbuf[:, :b]
+    m, new, n_products, converged = b, b, 1, False
     for step in range(steps):
         with serial.limit(limits=1, user_api="blas"):
-            m = Qa.shape[1]
+            Qa, AQa = Qbuf[:, :m], AQbuf[:, :m]
             last = step == steps - 1 or m >= n
             if adaptive or last:
                 T = Qa.T @ AQa
@@ -164,7 +167,9 @@ def _block_krylov(A, k, n_oversamples, n_iter, tol, max_iter, random_state):
                     break
                 if adaptive:
                     # ||A v_i - theta_i v_i|| <= tol |theta_1| for every wanted pair
-                    res = np.linalg.norm(AQa @ U[:, :k] - V * theta[:k], axis=0)
+                    R = AQa @ U[:, :k]
+                    R -= V * theta[:k]
+                    res = np.linalg.norm(R, axis=0)
                     if np.all(res <= tol * max(abs(theta[0]), np.finfo(dtype).tiny)):
                         converged = True
                         break
@@ -172,13 +177,17 @@ def _block_krylov(A, k, n_oversamples, n_iter, tol, max_iter, random_state):
                     break
                 if m + b > max_basis:
                     # thick restart: keep Q U_b and A Q U_b = (A Q) U_b (no new product)
-                    Qa, AQa = Qa @ U[:, :b], AQa @ U[:, :b]
+                    Qbuf[:, :b], AQbuf[:, :b] = Qa @ U[:, :b], AQa @ U[:, :b]
+                    m = new = b
+                    Qa = Qbuf[:, :m]
             # next block: the newest A Q_j orthogonalized against the whole basis
-            W = np.array(AQa[:, -min(b, n - Qa.shape[1]):], dtype=dtype, copy=True)
-            Qn = _orthonormalize(W, Qa)
-        AQn = np.asarray(A @ Qn, dtype=dtype)
+            nb = min(b, n - m)
+            W = np.array(AQbuf[:, m - new:m - new + nb], dtype=dtype, copy=True)
+            Qbuf[:, m:m + nb] = _orthonormalize(W, Qa)
+            del W
+        AQbuf[:, m:m + nb] = A @ Qbuf[:, m:m + nb]
         n_products += 1
-        Qa, AQa = np.hstack([Qa, Qn]), np.hstack([AQa, AQn])
+        m, new = m + nb, nb
     if adaptive and not converged:
         warnings.warn(
             f"Randomized eigensolver did not reach tol={tol:g} in {steps} block steps; "

@@ -1,0 +1,210 @@
+"""KernelPCA: against scikit-learn, the centred eigenproblem of the notes, explicit features."""
+
+from __future__ import annotations
+
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.decomposition import KernelPCA as SkKernelPCA
+from sklearn.exceptions import NotFittedError, PositiveSpectrumWarning
+from sklearn.metrics.pairwise import rbf_kernel
+
+from kernelkit import KernelPCA
+from kernelkit.kernels import RBF
+from tests.reference import kernel_pca as ref
+
+
+def _data(n=120, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    # decaying scales: a spectrum without ties, so eigenvectors are well defined
+    X = rng.standard_normal((n, d)) * (0.7 ** np.arange(d))
+    Xt = rng.standard_normal((15, d)) * (0.7 ** np.arange(d))
+    return X, Xt
+
+
+def _match_signs(Z, Zref):
+    s = np.sign(np.sum(Z * Zref, axis=0))
+    s[s == 0] = 1
+    return Z * s
+
+
+KERNELS = [
+    dict(kernel="rbf", gamma=0.3),
+    dict(kernel="poly", degree=2, gamma=0.5, coef0=1.0),
+    dict(kernel="linear"),
+    dict(kernel="cosine"),
+]
+
+
+@pytest.mark.parametrize("kw", KERNELS, ids=lambda kw: kw["kernel"])
+@pytest.mark.parametrize("solver", ["dense", "randomized", "arpack", "lobpcg"])
+def test_matches_sklearn(kw, solver):
+    X, Xt = _data()
+    ours = KernelPCA(n_components=3, eigen_solver=solver, random_state=0, **kw)
+    peer = SkKernelPCA(n_components=3, eigen_solver="dense", **kw)
+    Z, Zp = ours.fit_transform(X), peer.fit_transform(X)
+    tol = 1e-5 if solver == "lobpcg" else 1e-9
+    np.testing.assert_allclose(ours.eigenvalues_, peer.eigenvalues_, rtol=1e-8, atol=1e-9)
+    np.testing.assert_allclose(_match_signs(Z, Zp), Zp, atol=tol)
+    np.testing.assert_allclose(_match_signs(ours.transform(Xt), peer.transform(Xt)),
+                               peer.transform(Xt), atol=tol)
+
+
+def test_sign_convention_as_sklearn():
+    X, Xt = _data()
+    ours = KernelPCA(n_components=4, kernel="rbf", gamma=0.3).fit(X)
+    peer = SkKernelPCA(n_components=4, kernel="rbf", gamma=0.3).fit(X)
+    np.testing.assert_allclose(ours.transform(Xt), peer.transform(Xt), atol=1e-10)
+
+
+def test_centred_eigenproblem_identity():
+    # K~ alpha = m lambda alpha,  explained_variance_ = lambda,  alpha^T K~ alpha = 1
+    X, Xt = _data()
+    m = len(X)
+    kpca = KernelPCA(n_components=5, kernel="rbf", gamma=0.3).fit(X)
+    K = rbf_kernel(X, gamma=0.3)
+    Kc = ref.centering_matrix(m) @ K @ ref.centering_matrix(m)
+    V, mu = kpca.eigenvectors_, kpca.eigenvalues_
+    np.testing.assert_allclose(Kc @ V, V * mu, atol=1e-10)
+    np.testing.assert_allclose(kpca.explained_variance_, mu / m)
+    alpha = V / np.sqrt(mu)
+    np.testing.assert_allclose(np.diag(alpha.T @ Kc @ alpha), 1.0, rtol=1e-10)
+    # and the reference's eigenvalues / projections with test-side centring
+    mu_ref, alpha_ref, _ = ref.kernel_pca(K, 5)
+    np.testing.assert_allclose(mu, mu_ref, rtol=1e-10)
+    P_ref = ref.project(rbf_kernel(Xt, X, gamma=0.3), K, alpha_ref)
+    np.testing.assert_allclose(_match_signs(kpca.transform(Xt), P_ref), P_ref, atol=1e-10)
+    # training projections: fit_transform equals transform(X) (test-side centring of X)
+    np.testing.assert_allclose(kpca.transform(X), V * np.sqrt(mu), atol=1e-10)
+
+
+def test_explicit_feature_map_is_pca():
+    # k(x, y) = (x.y + 1)^2 has the explicit map phi(x) = (1, sqrt2 x, x_i^2, sqrt2 x_i x_j):
+    # kernel PCA = PCA of the centred phi; lambda = covariance eigenvalues (1/m normalised)
+    X, Xt = _data(n=80, d=3)
+
+    def phi(Z):
+        cols = [np.ones(len(Z))] + [np.sqrt(2) * Z[:, i] for i in range(3)]
+        cols += [Z[:, i] ** 2 for i in range(3)]
+        cols += [np.sqrt(2) * Z[:, i] * Z[:, j] for i in range(3) for j in range(i + 1, 3)]
+        return np.column_stack(cols)
+
+    F = phi(X)
+    mean = F.mean(axis=0)
+    C = (F - mean).T @ (F - mean) / len(F)
+    lam, W = np.linalg.eigh(C)
+    lam, W = lam[::-1][:4], W[:, ::-1][:, :4]
+    kpca = KernelPCA(n_components=4, kernel="poly", degree=2, gamma=1.0, coef0=1.0).fit(X)
+    np.testing.assert_allclose(kpca.explained_variance_, lam, rtol=1e-9)
+    P = (phi(Xt) - mean) @ W
+    np.testing.assert_allclose(_match_signs(kpca.transform(Xt), P), P, atol=1e-9)
+
+
+def test_all_components_dense_drops_zero_eigenvalues():
+    X, _ = _data(n=60)
+    ours = KernelPCA(kernel="rbf", gamma=0.3).fit(X)  # n_components=None
+    peer = SkKernelPCA(kernel="rbf", gamma=0.3).fit(X)
+    assert ours.eigenvalues_.shape == peer.eigenvalues_.shape
+    assert np.all(ours.eigenvalues_ > 0)
+    np.testing.assert_allclose(ours.eigenvalues_, peer.eigenvalues_, atol=1e-10)
+    # the linear kernel on 4 features has rank 4 after centring
+    lin = KernelPCA(kernel="linear").fit(X)
+    assert lin.eigenvalues_.shape == (4,)
+    kept = KernelPCA(n_components=6, kernel="linear").fit(X)
+    assert kept.eigenvalues_.shape == (6,) and np.all(kept.eigenvalues_[4:] == 0)
+    assert np.all(kept.transform(X)[:, 4:] == 0)
+    dropped = KernelPCA(n_components=6, kernel="linear", remove_zero_eig=True).fit(X)
+    assert dropped.eigenvalues_.shape == (4,)
+
+
+def test_inverse_transform_matches_sklearn():
+    X, Xt = _data()
+    kw = dict(n_components=4, kernel="rbf", gamma=0.3, fit_inverse_transform=True, alpha=0.1)
+    ours, peer = KernelPCA(**kw).fit(X), SkKernelPCA(**kw).fit(X)
+    np.testing.assert_allclose(ours.dual_coef_, peer.dual_coef_, atol=1e-8)
+    Z = peer.transform(Xt)
+    np.testing.assert_allclose(ours.inverse_transform(Z), peer.inverse_transform(Z), atol=1e-8)
+    with pytest.raises(NotFittedError):
+        KernelPCA(n_components=2).fit(X).inverse_transform(Z[:, :2])
+    with pytest.raises(ValueError, match="components"):
+        ours.inverse_transform(Z[:, :2])
+
+
+def test_precomputed_and_kernel_object_agree():
+    X, Xt = _data()
+    K, Kt = rbf_kernel(X, gamma=0.3), rbf_kernel(Xt, X, gamma=0.3)
+    a = KernelPCA(n_components=3, kernel="rbf", gamma=0.3).fit(X)
+    b = KernelPCA(n_components=3, kernel="precomputed").fit(K)
+    c = KernelPCA(n_components=3, kernel=RBF(length_scale=np.sqrt(0.5 / 0.3))).fit(X)
+    np.testing.assert_allclose(b.transform(Kt), a.transform(Xt), atol=1e-10)
+    np.testing.assert_allclose(c.transform(Xt), a.transform(Xt), atol=1e-10)
+    with pytest.raises(ValueError, match="precomputed"):
+        KernelPCA(kernel="precomputed", fit_inverse_transform=True).fit(K)
+
+
+def test_float32_preserved():
+    X, Xt = _data()
+    kpca = KernelPCA(n_components=3, kernel="rbf", gamma=0.3).fit(X.astype(np.float32))
+    Z = kpca.transform(Xt.astype(np.float32))
+    assert Z.dtype == np.float32
+    Z64 = KernelPCA(n_components=3, kernel="rbf", gamma=0.3).fit(X).transform(Xt)
+    np.testing.assert_allclose(_match_signs(Z, Z64), Z64, atol=1e-4)
+
+
+def test_n_components_larger_than_n_is_an_error():
+    X, _ = _data(n=10)
+    with pytest.raises(ValueError, match="n_components=11 is larger than the number"):
+        KernelPCA(n_components=11, kernel="rbf").fit(X)
+    with pytest.raises(ValueError, match="eigen_solver"):
+        KernelPCA(eigen_solver="magic").fit(X)
+
+
+def test_non_psd_kernel_warns_and_drops_negative_eigenvalues():
+    X, _ = _data(n=80)
+    K = rbf_kernel(X, gamma=0.3)
+    K -= 0.3 * np.eye(80) + 0.5 * rbf_kernel(X, gamma=3.0)  # indefinite similarity
+    with pytest.warns(PositiveSpectrumWarning, match="not positive semi-definite"):
+        kpca = KernelPCA(kernel="precomputed").fit(K)
+    assert np.all(kpca.eigenvalues_ > 0)
+    n_pos = int(np.sum(np.linalg.eigvalsh(ref.centering_matrix(80) @ K @
+                                          ref.centering_matrix(80)) > 1e-8))
+    assert kpca.eigenvalues_.shape == (n_pos,)
+    # sigmoid kernel: scikit-learn raises here, we warn and keep the PSD part
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PositiveSpectrumWarning)
+        Z = KernelPCA(kernel="sigmoid", gamma=2.0, coef0=-1.0).fit_transform(X)
+    assert np.all(np.isfinite(Z))
+
+
+def test_centring_in_place_memory():
+    # peak memory of fit: one n x n matrix plus O(n k)
+    X, _ = _data(n=1000, d=5)
+    kpca = KernelPCA(n_components=5, kernel="rbf", gamma=0.3, eigen_solver="randomized",
+                     random_state=0)
+    kpca.fit(X[:50])  # compile numba outside the measurement
+    tracemalloc.start()
+    try:
+        kpca.fit(X)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    n = len(X)
+    # one n x n matrix + O(n k) (k = 5); a second n x n copy would add n * n * 8
+    assert peak < n * n * 8 + 100 * 5 * n * 8, (peak - n * n * 8) / (n * 8)
+
+
+def test_solvers_agree_and_report_iterations():
+    X, _ = _data(n=300)
+    dense = KernelPCA(n_components=4, kernel="rbf", gamma=0.3, eigen_solver="dense").fit(X)
+    rnd = KernelPCA(n_components=4, kernel="rbf", gamma=0.3, eigen_solver="randomized",
+                    random_state=1).fit(X)
+    np.testing.assert_allclose(rnd.eigenvalues_, dense.eigenvalues_, rtol=1e-10)
+    np.testing.assert_allclose(rnd.eigenvectors_, dense.eigenvectors_, atol=1e-8)
+    assert rnd.eigen_solver_ == "randomized" and rnd.n_iter_ >= 2
+    few = KernelPCA(n_components=4, kernel="rbf", gamma=0.3, eigen_solver="randomized",
+                    iterated_power=1, random_state=1).fit(X)
+    assert few.n_iter_ == 2
+    auto = KernelPCA(n_components=4, kernel="rbf", gamma=0.3).fit(X)
+    assert auto.eigen_solver_ == "dense"
