@@ -24,6 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ._parallel import twin
+
 __all__ = ["MAX_BINS", "bin_features", "Binned"]
 
 MAX_BINS = 256
@@ -79,13 +81,13 @@ def _codes_one(col, e, out):
         out[i] = np.searchsorted(e, col[i], side="right")
 
 
-@njit(parallel=True, cache=True)
+@twin
 def _codes_all(XT, edges, n_edges, codes):
     for j in prange(XT.shape[0]):
         _codes_one(XT[j], edges[j, :n_edges[j]], codes[j])
 
 
-@njit(parallel=True, cache=True)
+@twin
 def _bin_all(XT, max_bins, edges, n_edges, codes, subsample):
     d, n = XT.shape
     stride = (n + subsample - 1) // subsample
@@ -159,9 +161,10 @@ def bin_features(X: np.ndarray, max_bins: int = MAX_BINS, fit_rows=None) -> Binn
     codes = np.empty((d, n), dtype=np.uint8)
     if n > 0 and d > 0:
         if fit_rows is None or np.all(fit_rows):
-            _bin_all(XT, max_bins, edges, n_edges, codes, SUBSAMPLE)
+            _bin_all(XT, max_bins, edges, n_edges, codes, SUBSAMPLE, work=n * d)
         else:
             XF = np.ascontiguousarray(XT[:, np.asarray(fit_rows, dtype=bool)])
-            _bin_all(XF, max_bins, edges, n_edges, np.empty(XF.shape, np.uint8), SUBSAMPLE)
-            _codes_all(XT, edges, n_edges, codes)
+            _bin_all(XF, max_bins, edges, n_edges, np.empty(XF.shape, np.uint8), SUBSAMPLE,
+                     work=n * d)
+            _codes_all(XT, edges, n_edges, codes, work=n * d)
     return Binned(codes, edges, n_edges + 1)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ._parallel import twin
+
 __all__ = [
     "best_stump_binary",
     "best_stump_multiclass",
@@ -26,7 +28,7 @@ __all__ = [
 ]
 
 
-@njit(parallel=True, cache=True)
+@twin
 def best_stump_binary(codes, n_bins, w, y_pm):  # pragma: no cover - numba
     """Best stump for y ∈ {±1}: minimum weighted error over features, bins and polarities.
 
@@ -85,7 +87,7 @@ def stump_predict_codes(col, b, left, right):  # pragma: no cover - numba
     return out
 
 
-@njit(parallel=True, cache=True)
+@twin
 def best_stump_multiclass(codes, n_bins, y, w, n_classes):  # pragma: no cover - numba
     """Best K-class stump: each side predicts its weighted-majority class.
 
@@ -137,7 +139,7 @@ def best_stump_multiclass(codes, n_bins, y, w, n_classes):  # pragma: no cover -
     return jb, bins[jb], lefts[jb], rights[jb], max(errs[jb], 0.0)
 
 
-@njit(parallel=True, cache=True)
+@twin
 def tree_level_histograms(codes, y, w, node, n_nodes, max_bins, n_classes):  # pragma: no cover
     """hist[m, j, b, k] = Σ w over samples in node m (of this level) with code b, class k."""
     d = codes.shape[0]
@@ -172,7 +174,7 @@ def _impurity(c, criterion):  # pragma: no cover - numba
     return W - c.max()
 
 
-@njit(parallel=True, cache=True)
+@twin
 def tree_best_splits(hist, n_bins, criterion):  # pragma: no cover - numba
     """Best split per node: (feature, bin, impurity decrease); feature −1 when none helps."""
     n_nodes, d, _, K = hist.shape
@@ -241,7 +243,7 @@ def tree_predict_codes(codes, feature, bin_, value):  # pragma: no cover - numba
     return out
 
 
-@njit(parallel=True, cache=True)
+@twin
 def tree_predict_raw(X, feature, threshold, value):  # pragma: no cover - numba
     """Leaf class index of rows of X: go right when x_j ≥ θ."""
     n = X.shape[0]

@@ -238,7 +238,7 @@ default="stump"
                     pred = self._index_of(est.predict(X))
                 pred = np.ascontiguousarray(pred, dtype=np.int64)
                 eps = weighted_error(w, pred, y_idx)  # ε_t = Σ D_t(i) 1[h_t(x_i) ≠ y_i]
-                if eps >= chance:
+                if eps >= chance - 1e-10:  # (ε = ½ up to rounding after a reweighting)
                     if t == 0:
                         raise ValueError(
                             f"the first weak learner is no better than chance (ε = {eps:.4g} "

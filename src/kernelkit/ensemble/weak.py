@@ -26,6 +26,7 @@ from .._validation import (
 )
 from . import _stump_numba as nb
 from ._binning import MAX_BINS, Binned, bin_features
+from ._parallel import Chooser
 
 __all__ = ["WeakLearner", "DecisionStump", "DecisionTree", "LinearThreshold",
            "FunctionDictionary"]
@@ -94,7 +95,9 @@ class _BaseWeak(ClassifierMixin, BaseEstimator):
 
     def _new(self):
         """A fresh unfitted copy with the same parameters (cheaper than ``clone``)."""
-        return type(self)(**self.get_params(deep=False))
+        est = object.__new__(type(self))
+        est.__dict__.update({k: v for k, v in self.__dict__.items() if not k.endswith("_")})
+        return est
 
     def _set_common(self, ctx):
         self.classes_ = ctx.classes
@@ -118,7 +121,8 @@ def _binned_context(X, y_idx, classes, max_bins, sample_weight):
     B = bin_features(X, max_bins, rows)
     y_pm = np.where(y_idx == 1, 1.0, -1.0)
     return _Context(binned=B, y_idx=np.ascontiguousarray(y_idx, dtype=np.int64), y_pm=y_pm,
-                    classes=classes, n_features=X.shape[1], kind="binned", max_bins=max_bins)
+                    classes=classes, n_features=X.shape[1], kind="binned", max_bins=max_bins,
+                    run=Chooser())
 
 
 class DecisionStump(_BaseWeak):
@@ -174,11 +178,12 @@ class DecisionStump(_BaseWeak):
         B: Binned = ctx.binned
         K = len(ctx.classes)
         if K == 2:
-            j, b, pol, err = nb.best_stump_binary(B.codes, B.n_bins, w, ctx.y_pm)
+            j, b, pol, err = ctx.run(nb.best_stump_binary, B.codes, B.n_bins, w, ctx.y_pm,
+                                       work=B.codes.size)
             left, right = (0, 1) if pol > 0 else (1, 0)
         else:
-            j, b, left, right, err = nb.best_stump_multiclass(
-                B.codes, B.n_bins, ctx.y_idx, w, K)
+            j, b, left, right, err = ctx.run(nb.best_stump_multiclass, B.codes, B.n_bins,
+                                             ctx.y_idx, w, K, work=B.codes.size)
         est = self._new()
         est._set_common(ctx)
         est.feature_ = int(j)
@@ -271,11 +276,12 @@ class DecisionTree(_BaseWeak):
         for level in range(D + 1):
             n_nodes = 2 ** level
             first = n_nodes - 1  # heap index of this level's node 0
-            hist = nb.tree_level_histograms(B.codes, ctx.y_idx, w, node, n_nodes, max_bins, K)
+            hist = ctx.run(nb.tree_level_histograms, B.codes, ctx.y_idx, w, node, n_nodes,
+                           max_bins, K, work=B.codes.size)
             value[first:first + n_nodes] = np.argmax(hist[:, 0].sum(axis=1), axis=1)
             if level == D:
                 break
-            feat, bins, gain = nb.tree_best_splits(hist, B.n_bins, crit)
+            feat, bins, gain = ctx.run(nb.tree_best_splits, hist, B.n_bins, crit, work=hist.size)
             feature[first:first + n_nodes] = feat
             bin_[first:first + n_nodes] = bins
             for m in np.flatnonzero(feat >= 0):
@@ -295,7 +301,7 @@ class DecisionTree(_BaseWeak):
     def _predict_index(self, X):
         X = np.ascontiguousarray(X, dtype=np.float64)
         return nb.tree_predict_raw(X, self.tree_feature_, self.tree_threshold_,
-                                   self.tree_value_)
+                                   self.tree_value_, work=X.shape[0] * 8)
 
 
 def _best_threshold_1d(s, y_pm, w):
