@@ -147,3 +147,28 @@ def test_fit_does_not_mutate_params_and_is_deterministic(estimator):
     np.testing.assert_allclose(out1, out2, rtol=1e-7, atol=1e-9)
     if is_outlier_detector(est):
         assert set(np.unique(out1)) <= {-1, 1}
+
+
+_OUTPUT_METHODS = ("predict", "predict_proba", "decision_function", "transform", "score_samples")
+
+
+@pytest.mark.parametrize("estimator", INSTANCES, ids=_ids(INSTANCES))
+def test_save_load_round_trip(estimator, tmp_path):
+    """kernelkit.save / kernelkit.load keep every public estimator's outputs identical."""
+    from kernelkit.io import load, save
+
+    est = clone(estimator)
+    if "random_state" in est.get_params():
+        est.set_params(random_state=0)
+    X, y = _data(est)
+    _fit(est, X, y)
+    est2 = load(save(est, tmp_path / "model.kkm"))
+    assert type(est2) is type(est)
+    assert repr(est2.get_params(deep=False)) == repr(est.get_params(deep=False))
+    checked = 0
+    for method in _OUTPUT_METHODS:
+        if hasattr(est, method):
+            np.testing.assert_array_equal(getattr(est2, method)(X), getattr(est, method)(X),
+                                          err_msg=f"{type(est).__name__}.{method}")
+            checked += 1
+    assert checked

@@ -117,8 +117,8 @@ def feature_matrix(df, columns: list[str], path: str):
     for name in columns:
         col = _column(df, name, path)
         if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)):
-            sample = col.dropna().astype(str).head(1).tolist()
-            example = f" (e.g. {sample[0]!r})" if sample else ""
+            bad = col[pd.to_numeric(col, errors="coerce").isna() & col.notna()]
+            example = f" (line {bad.index[0] + 2}: {str(bad.iloc[0])!r})" if len(bad) else ""
             raise CLIError(
                 f"column {name!r} in {path} is not numeric{example}; encode it as numbers "
                 "or leave it out with --features"
@@ -144,23 +144,32 @@ def write_table(df, path: str) -> None:
 
 
 # ------------------------------------------------------------------------- estimators
-def _estimators() -> dict[str, type]:
-    from .utils import all_estimators
+def model_name(name: str) -> str:
+    """The public estimator name matching ``name`` (case-insensitive), or a one-line error.
 
-    return dict(all_estimators())
+    Nothing is imported: the public names are lazy exports of :mod:`kernelkit`.
+    """
+    import kernelkit
+
+    names = [n for n in kernelkit.__all__ if n[:1].isupper()]
+    match = name if name in names else {n.lower(): n for n in names}.get(name.lower())
+    if match is None:
+        hint = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
+        extra = f"; did you mean {hint[0]!r}?" if hint else ""
+        raise CLIError(f"unknown model {name!r}{extra} (models: {', '.join(sorted(names))})")
+    return match
 
 
 def estimator_class(name: str) -> type:
-    """The public estimator called ``name`` (case-insensitive), or a one-line error."""
-    table = _estimators()
-    if name in table:
-        return table[name]
-    lower = {k.lower(): v for k, v in table.items()}
-    if name.lower() in lower:
-        return lower[name.lower()]
-    hint = difflib.get_close_matches(name, list(table), n=1, cutoff=0.5)
-    extra = f"; did you mean {hint[0]!r}?" if hint else ""
-    raise CLIError(f"unknown model {name!r}{extra} (models: {', '.join(sorted(table))})")
+    """The public estimator class called ``name`` (only its own module is imported)."""
+    from sklearn.base import BaseEstimator
+
+    import kernelkit
+
+    cls = getattr(kernelkit, model_name(name))
+    if not (isinstance(cls, type) and issubclass(cls, BaseEstimator)):
+        raise CLIError(f"{name!r} is not an estimator")
+    return cls
 
 
 def _spec_namespace() -> dict[str, Any]:
@@ -300,7 +309,7 @@ def cmd_demo(args) -> int:
         result = run_demo(args.out, quick=args.quick, only=only, random_state=args.seed,
                           debug=args.debug)
     except ValueError as exc:
-        raise CLIError(str(exc)) from None
+        raise CLIError(str(exc)) from exc
     if not result.ok:
         names = ", ".join(r.name for r in result.failed)
         print(f"kernelkit: error: demo section(s) failed: {names} (details in "
@@ -312,21 +321,13 @@ def cmd_demo(args) -> int:
 def cmd_fit(args) -> int:
     from . import io as kio
 
-    cls = estimator_class(args.model)
-    params = parse_params(cls, args.param or [])
+    model_name(args.model)
     out = Path(args.out)
     _suffix_model(out)
     if not out.parent.is_dir():
         raise CLIError(f"cannot write {args.out}: folder {out.parent} does not exist")
-    try:
-        model = cls(**params)
-    except Exception as exc:  # noqa: BLE001
-        raise CLIError(f"cannot create {cls.__name__}: {_one_line(exc)}") from None
-    kind = _kind(model)
+    # data first (cheap: no estimator imported yet), then the model and its parameters
     df = read_table(args.data)
-    if args.target is None and kind in ("classifier", "regressor"):
-        raise CLIError(f"{cls.__name__} is a {kind}: give the target column with --target")
-    y = None
     if args.target is not None:
         ycol = _column(df, args.target, args.data)
         _check_missing(ycol, args.target, args.data)
@@ -339,6 +340,16 @@ def cmd_fit(args) -> int:
     if not features:
         raise CLIError(f"{args.data} has no feature columns besides the target")
     X = feature_matrix(df, features, args.data)
+    cls = estimator_class(args.model)
+    params = parse_params(cls, args.param or [])
+    try:
+        model = cls(**params)
+    except Exception as exc:  # noqa: BLE001
+        raise CLIError(f"cannot create {cls.__name__}: {_one_line(exc)}") from None
+    kind = _kind(model)
+    if args.target is None and kind in ("classifier", "regressor"):
+        raise CLIError(f"{cls.__name__} is a {kind}: give the target column with --target")
+    y = None
     if args.target is not None and kind != "transformer":
         y = _target(ycol, args.target, args.data, kind)
     start = time.perf_counter()
@@ -388,7 +399,7 @@ def _load_model(path: str):
         model = kio.load(p)
         manifest = kio.read_manifest(p, verify=False)
     except kio.FormatError as exc:
-        raise CLIError(str(exc)) from None
+        raise CLIError(str(exc)) from exc
     return model, manifest.get("metadata") or {}
 
 

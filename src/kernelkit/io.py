@@ -633,7 +633,10 @@ def _check_manifest(zf: zipfile.ZipFile, path) -> dict:
             f"to {FORMAT_VERSION}. Upgrade kernelkit to load it."
         )
     m = _COMMENT.match(zf.comment or b"")
-    if m is None or m.group(1).decode() != hashlib.sha256(raw).hexdigest():
+    if m is None:
+        raise FormatError(f"{path} is truncated or was altered (its end does not carry the "
+                          "manifest checksum).")
+    if m.group(1).decode() != hashlib.sha256(raw).hexdigest():
         raise FormatError(f"{path}: {MANIFEST} was altered or corrupted (SHA-256 mismatch).")
     arrays = manifest.get("arrays")
     if not isinstance(arrays, dict):

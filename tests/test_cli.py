@@ -1,0 +1,297 @@
+"""The ``kernelkit`` command, run as a subprocess on small CSV and Parquet files."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kernelkit
+
+pd = pytest.importorskip("pandas")
+pytest.importorskip("pyarrow")
+
+ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+       "MKL_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore::DeprecationWarning"}
+
+
+def kk(*args, cwd=None, timeout=120):
+    """Run ``python -m kernelkit ARGS``; returns the CompletedProcess."""
+    return subprocess.run(
+        [sys.executable, "-m", "kernelkit", *map(str, args)],
+        capture_output=True, text=True, cwd=cwd, timeout=timeout, env=ENV,
+    )
+
+
+def assert_one_line_error(proc, *fragments):
+    assert proc.returncode != 0, proc.stdout
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("kernelkit: error: "), proc.stderr
+    assert "Traceback" not in proc.stderr
+    for f in fragments:
+        assert f in lines[0], (f, lines[0])
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cli")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    df = pd.DataFrame(X, columns=["x1", "x2", "x3"])
+    df["y"] = np.sin(X[:, 0]) + X[:, 1] + 0.05 * rng.normal(size=80)
+    df["label"] = np.where(X[:, 0] + 0.2 * X[:, 2] > 0, "yes", "no")
+    df.iloc[:60].to_csv(d / "train.csv", index=False)
+    df.iloc[60:].to_parquet(d / "test.parquet", index=False)
+    df.iloc[60:].drop(columns=["x2"]).to_csv(d / "no_x2.csv", index=False)
+    bad = df.iloc[:60].copy()
+    bad["x2"] = bad["x2"].astype(str)
+    bad.loc[bad.index[3], "x2"] = "unknown"
+    bad.to_csv(d / "text.csv", index=False)
+    proc = kk("fit", "KernelRidge", "--data", d / "train.csv", "--target", "y",
+              "--features", "x1,x2,x3", "--param", "alpha=0.01",
+              "--param", "kernel=RBF(length_scale=1.5)", "--out", d / "krr.kkm")
+    assert proc.returncode == 0, proc.stderr
+    assert "fitted KernelRidge on 60 rows x 3 features" in proc.stdout
+    return d
+
+
+def test_fit_predict_evaluate_info(files):
+    d = files
+    model = kernelkit.load(d / "krr.kkm")
+    assert model.alpha == 0.01 and model.kernel.length_scale == 1.5
+    test = pd.read_parquet(d / "test.parquet")
+    expected = model.predict(test[["x1", "x2", "x3"]].to_numpy())
+
+    # Parquet in, Parquet out
+    proc = kk("predict", "--model", d / "krr.kkm", "--data", d / "test.parquet",
+              "--out", d / "pred.parquet")
+    assert proc.returncode == 0, proc.stderr
+    # (another process may use other BLAS threads: equal up to rounding)
+    np.testing.assert_allclose(pd.read_parquet(d / "pred.parquet")["prediction"], expected,
+                               rtol=1e-12, atol=1e-12)
+
+    # CSV to stdout: full precision
+    proc = kk("predict", "--model", d / "krr.kkm", "--data", d / "train.csv")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert lines[0] == "prediction" and len(lines) == 61
+    train = pd.read_csv(d / "train.csv")
+    np.testing.assert_allclose(
+        np.array(lines[1:], dtype=float), model.predict(train[["x1", "x2", "x3"]].to_numpy()),
+        rtol=1e-12, atol=1e-12,
+    )
+
+    proc = kk("evaluate", "--model", d / "krr.kkm", "--data", d / "test.parquet", "--target", "y")
+    assert proc.returncode == 0, proc.stderr
+    out = dict(line.split(": ", 1) for line in proc.stdout.strip().splitlines())
+    y = test["y"].to_numpy()
+    r2 = 1 - np.sum((y - expected) ** 2) / np.sum((y - y.mean()) ** 2)
+    assert float(out["r2"]) == pytest.approx(r2, rel=1e-5) and out["rows"] == "20"
+
+    proc = kk("info", d / "krr.kkm")
+    assert proc.returncode == 0, proc.stderr
+    assert "KernelRidge" in proc.stdout and "RBF(length_scale=1.5)" in proc.stdout
+    assert "checksums ok" in proc.stdout and "target 'y'" in proc.stdout
+    assert "dual_coef_" in proc.stdout
+
+
+def _first(names):
+    for name in names:
+        if name in kernelkit.__all__:
+            return name
+    pytest.skip(f"none of {names} is built yet")
+
+
+def test_classifier_with_string_labels_via_console_script(files):
+    d = files
+    name = _first(["AdaBoost", "KernelPerceptron", "KernelClassifier", "MulticlassSVM"])
+    script = Path(sys.executable).with_name("kernelkit")
+    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "kernelkit"]
+    proc = subprocess.run(
+        cmd + ["fit", name, "--data", str(d / "train.csv"), "--target", "label",
+               "--features", "x1,x2,x3", "--out", str(d / "clf.kkm")],
+        capture_output=True, text=True, timeout=120, env=ENV,
+    )
+    assert proc.returncode == 0, proc.stderr
+    proc = kk("evaluate", "--model", d / "clf.kkm", "--data", d / "test.parquet",
+              "--target", "label")
+    assert proc.returncode == 0, proc.stderr
+    acc = float(dict(x.split(": ") for x in proc.stdout.splitlines())["accuracy"])
+    model = kernelkit.load(d / "clf.kkm")
+    test = pd.read_parquet(d / "test.parquet")
+    pred = model.predict(test[["x1", "x2", "x3"]].to_numpy())
+    assert set(pred) <= {"yes", "no"}
+    assert acc == pytest.approx(np.mean(pred == test["label"].to_numpy()))
+
+
+def test_gp_predict_std(files, tmp_path):
+    _first(["GaussianProcessRegressor"])
+    from kernelkit.io import parse_spec
+
+    train = pd.read_csv(files / "train.csv")
+    gp = kernelkit.GaussianProcessRegressor(kernel=parse_spec("1.0 * RBF(1.0) + White(0.01)"))
+    gp.fit(train[["x1", "x2", "x3"]].to_numpy(), train["y"].to_numpy())
+    kernelkit.save(gp, tmp_path / "gp.kkm", metadata={"features": ["x1", "x2", "x3"],
+                                                      "target": "y"})
+    proc = kk("predict", "--model", tmp_path / "gp.kkm", "--data", files / "test.parquet",
+              "--std", "--out", tmp_path / "gp.csv")
+    assert proc.returncode == 0, proc.stderr
+    out = pd.read_csv(tmp_path / "gp.csv")
+    assert list(out.columns) == ["prediction", "std"] and (out["std"] > 0).all()
+
+
+# ----------------------------------------------------------------------- bad input
+def _model_copy(src, dst, *, change=None, extra=None, edit_manifest=None):
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        comment = zin.comment
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename == "manifest.json" and edit_manifest:
+                man = json.loads(data)
+                edit_manifest(man)
+                data = json.dumps(man).encode()
+                comment = (b"kernelkit-model manifest-sha256="
+                           + hashlib.sha256(data).hexdigest().encode())
+            if change and info.filename in change:
+                data = change[info.filename](data)
+            zout.writestr(info.filename, data)
+        for name, data in (extra or {}).items():
+            zout.writestr(name, data)
+        zout.comment = comment
+    return dst
+
+
+@pytest.fixture(scope="module")
+def broken_models(files):
+    src = files / "krr.kkm"
+    member = sorted(json.loads(zipfile.ZipFile(src).read("manifest.json"))["arrays"])[0]
+    d = files / "broken"
+    d.mkdir()
+    truncated = d / "truncated.kkm"
+    truncated.write_bytes(src.read_bytes()[:-40])
+    return {
+        "newer": _model_copy(src, d / "newer.kkm",
+                             edit_manifest=lambda m: m.update(format_version=99)),
+        "extra": _model_copy(src, d / "extra.kkm", extra={"evil.pkl": b"\x80\x04N."}),
+        "altered": _model_copy(src, d / "altered.kkm",
+                               change={member: lambda b: b[:-8] + b"\x00" * 8}),
+        "truncated": truncated,
+        "member": member,
+    }
+
+
+def test_bad_input_of_the_issue(files, broken_models, tmp_path):
+    """Each case of the issue's "Bad input": one line on stderr, exit 1, nothing written."""
+    d, out, pred = files, tmp_path / "m.kkm", tmp_path / "p.csv"
+    fit_cases = [
+        (("--data", tmp_path / "missing.csv", "--target", "y"),
+         ["data file not found", "missing.csv"]),
+        (("--data", d / "train.csv", "--target", "price"),
+         ["column 'price' is not in", "train.csv"]),
+        (("--data", d / "text.csv", "--target", "y"), ["column 'x2'", "not numeric",
+                                                       "'unknown'"]),
+        (("--data", d / "train.csv", "--target", "y", "--features", "x1,x2,x3",
+          "--param", "alpa=1"), ["unknown parameter 'alpa'", "did you mean 'alpha'"]),
+    ]
+    for args, fragments in fit_cases:
+        assert_one_line_error(kk("fit", "KernelRidge", *args, "--out", out), *fragments)
+    assert_one_line_error(
+        kk("fit", "KernelRidgeX", "--data", d / "train.csv", "--target", "y", "--out", out),
+        "unknown model 'KernelRidgeX'", "did you mean 'KernelRidge'")
+    model_cases = [
+        ("newer", ["format version 99", "Upgrade kernelkit"]),
+        ("extra", ["unexpected member 'evil.pkl'"]),
+        ("altered", [broken_models["member"], "SHA-256 mismatch"]),
+    ]
+    for key, fragments in model_cases:
+        proc = kk("predict", "--model", broken_models[key], "--data", d / "test.parquet",
+                  "--out", pred)
+        assert proc.returncode == 1
+        assert_one_line_error(proc, *fragments)
+    assert list(tmp_path.iterdir()) == []
+
+
+def run_main(capsys, *args):
+    """The same command in this process (cheaper than a subprocess)."""
+    from kernelkit.cli import main
+
+    code = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+FIT = ("fit", "KernelRidge", "--data", "{d}/train.csv", "--out", "{tmp}/m.kkm")
+XYZ = ("--target", "y", "--features", "x1,x2,x3")
+
+
+@pytest.mark.parametrize(
+    "args, fragments",
+    [
+        (FIT + XYZ + ("--param", "alpha=big"), ["parameter 'alpha'", "expects a number"]),
+        (FIT + XYZ + ("--param", "kernel=__import__('os').system('touch {out}')"),
+         ["parameter 'kernel'"]),
+        (FIT + XYZ + ("--param", "kernel=RBF(length_scale=open('x'))"),
+         ["unknown class 'open'"]),
+        (FIT + XYZ + ("--param", "fit_intercept=maybe"), ["expects true or false"]),
+        (FIT + XYZ + ("--param", "alpha=-1"), ["fitting KernelRidge failed", "alpha"]),
+        (FIT + XYZ + ("--param", "alpha"), ["--param expects NAME=VALUE"]),
+        (FIT + ("--target", "label", "--features", "x1,x2,x3"),
+         ["target column 'label'", "not numeric"]),
+        (FIT + ("--target", "y"), ["column 'label'", "not numeric", "--features"]),
+        (("fit", "KernelRidge", "--data", "{d}/train.xlsx", "--target", "y", "--out",
+          "{tmp}/m.kkm"), ["unsupported file type '.xlsx'"]),
+        (("fit", "KernelRidge", "--data", "{d}/train.csv", "--target", "y", "--out",
+          "{tmp}/nodir/m.kkm"), ["folder", "does not exist"]),
+        (("predict", "--model", "{d}/krr.kkm", "--data", "{d}/no_x2.csv"),
+         ["column 'x2' is not in", "no_x2.csv"]),
+        (("predict", "--model", "{d}/krr.kkm", "--data", "{d}/test.parquet", "--std"),
+         ["cannot give a standard deviation"]),
+        (("predict", "--model", "{d}/broken/truncated.kkm", "--data", "{d}/test.parquet"),
+         ["truncated"]),
+        (("predict", "--model", "{d}/absent.kkm", "--data", "{d}/test.parquet"),
+         ["model file not found"]),
+        (("info", "{d}/broken/extra.kkm"), ["unexpected member"]),
+        (("info", "{d}/train.csv"), ["not a kernelkit model file"]),
+        (("evaluate", "--model", "{d}/krr.kkm", "--data", "{d}/test.parquet", "--target",
+          "z"), ["column 'z' is not in"]),
+        (("demo", "--only", "nosuch", "--out", "{out}"), ["unknown demo section 'nosuch'"]),
+    ],
+    ids=lambda v: "-".join(map(str, v))[:60] if isinstance(v, tuple) else None,
+)
+def test_more_bad_input_in_process(files, broken_models, tmp_path, capsys, args, fragments):
+    out = tmp_path / "out"
+    args = [a.format(d=files, out=out, tmp=tmp_path) for a in args]
+    code, stdout, err = run_main(capsys, *args)
+    assert code == 1, (stdout, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kernelkit: error: "), err
+    for f in fragments:
+        assert f in lines[0], (f, lines[0])
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_usage_error_and_debug(files, capsys):
+    code, _, err = run_main(capsys, "fit", "KernelRidge", "--data", files / "train.csv")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "--out" in err
+    code, _, err = run_main(capsys, "info", files / "train.csv", "--debug")
+    assert code == 1 and "Traceback" in err and "FormatError" in err
+
+
+def test_demo_quick_writes_report(tmp_path):
+    """The whole quick tour (every section that exists) must run without a failure."""
+    proc = kk("demo", "--quick", "--out", tmp_path / "report", timeout=600)
+    html = tmp_path / "report" / "report.html"
+    assert html.exists(), proc.stdout + proc.stderr
+    text = html.read_text(encoding="utf-8")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "all sections ok" in proc.stdout and "FAILED" not in text
+    assert "data:image/png;base64," in text and "<script" not in text
+    assert "Summary" in proc.stdout and "top eigenvalue" in proc.stdout
