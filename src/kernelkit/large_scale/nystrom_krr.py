@@ -222,13 +222,14 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
             raise ValueError(f"Expected a 2-D X (n_samples, n_features); got shape {X.shape}.")
         dtype = self._work_dtype(X.dtype)
         X = as_row_chunked(X, "X", dtype=dtype)
-        y = as_row_chunked(y, "y", dtype=dtype, n_rows_chunks=X.chunks[0])
         n, d = X.shape
         if n == 0 or d == 0:
             raise ValueError(f"Found array with shape {X.shape}; at least one row and column "
                              "are required.")
-        if y.shape[0] != n:
-            raise ValueError(f"X has {n} rows but y has {y.shape[0]}.")
+        if np.ndim(y) not in (1, 2) or np.shape(y)[0] != n:
+            raise ValueError(f"X has {n} rows but y has shape {np.shape(y)}; y must have "
+                             "one row per row of X.")
+        y = as_row_chunked(y, "y", dtype=dtype, n_rows_chunks=X.chunks[0])
         self.n_features_in_ = int(d)
         self.kernel_ = self._resolve_kernel(d)
         X, x_chunks, offsets = persist_rows(client, X)

@@ -1,0 +1,119 @@
+"""The dask path on a real LocalCluster (2 worker processes) against the single-process path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+from kernelkit import NystromKernelRidge  # noqa: E402
+from kernelkit.linalg import KernelOperator  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def _data(n=900, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-2, 2, size=(n, d))
+    y = np.sin(2 * X[:, 0]) + 0.5 * X[:, 1] ** 2 + 0.1 * rng.normal(size=n)
+    return X, y
+
+
+# well conditioned, so that CG converges and the coefficients themselves are well defined
+KW = dict(n_centers=60, alpha=1e-3, gamma=0.5, random_state=0, max_iter=30, tol=1e-10)
+
+
+def test_dask_fit_equals_single_process(client):
+    X, y = _data()
+    local = NystromKernelRidge(**KW).fit(X, y)
+    Xd = da.from_array(X, chunks=(137, 3))  # uneven chunks over both workers
+    dist = NystromKernelRidge(**KW).fit(Xd, da.from_array(y, chunks=200))  # y realigned
+    np.testing.assert_array_equal(dist.centers_, local.centers_)
+    assert dist.n_iter_ == local.n_iter_
+    scale = np.abs(local.dual_coef_).max()
+    np.testing.assert_allclose(dist.dual_coef_, local.dual_coef_, rtol=1e-8, atol=1e-8 * scale)
+    Xt = _data(300, seed=1)[0]
+    pred = dist.predict(da.from_array(Xt, chunks=(100, 3)))
+    assert isinstance(pred, da.Array)
+    p_local = local.predict(Xt)
+    np.testing.assert_allclose(pred.compute(), p_local, rtol=0,
+                               atol=1e-8 * np.abs(p_local).max())
+    # a numpy y with dask X, and multi-output y
+    Y = np.column_stack([y, -y])
+    both = NystromKernelRidge(**KW).fit(Xd, Y)
+    np.testing.assert_allclose(both.dual_coef_[:, 0], local.dual_coef_, rtol=1e-8,
+                               atol=1e-8 * scale)
+
+
+def test_column_chunks_are_merged(client):
+    X, y = _data(400, d=4)
+    local = NystromKernelRidge(**KW).fit(X, y)
+    Xd = da.from_array(X, chunks=(100, 2))  # chunked along columns too
+    dist = NystromKernelRidge(**KW).fit(Xd, da.from_array(y, chunks=100))
+    p_local = local.predict(X)
+    np.testing.assert_allclose(dist.predict(X), p_local, rtol=0,
+                               atol=1e-8 * np.abs(p_local).max())
+
+
+def test_float32_on_the_cluster(client):
+    X, y = _data(500)
+    X32, y32 = X.astype(np.float32), y.astype(np.float32)
+    local = NystromKernelRidge(**KW).fit(X32, y32)
+    dist = NystromKernelRidge(**KW).fit(da.from_array(X32, chunks=(128, 3)),
+                                        da.from_array(y32, chunks=128))
+    assert dist.dual_coef_.dtype == np.float32
+    np.testing.assert_allclose(dist.predict(X32), local.predict(X32), atol=1e-3)
+
+
+def test_kernel_operator_on_dask_rows(client):
+    rng = np.random.default_rng(0)
+    X, C = rng.normal(size=(500, 3)), rng.normal(size=(20, 3))
+    V, U = rng.normal(size=(20, 2)), rng.normal(size=(500, 2))
+    op = KernelOperator("rbf", da.from_array(X, chunks=(120, 3)), C)
+    ref = KernelOperator("rbf", X, C)
+    assert op.shape == (500, 20) and op.n_chunks == 5
+    np.testing.assert_allclose(op.normal_matmul(V), ref.normal_matmul(V), rtol=1e-12)
+    np.testing.assert_allclose(op.normal_matmul(V, U), ref.normal_matmul(V, U), rtol=1e-12)
+    np.testing.assert_allclose(op.t_matmul(U), ref.t_matmul(U), rtol=1e-12)
+    np.testing.assert_allclose(op.t_matmul(da.from_array(U, chunks=(250, 2))),
+                               ref.t_matmul(U), rtol=1e-12)
+    np.testing.assert_allclose((op @ V).compute(), ref @ V, rtol=1e-12)
+    np.testing.assert_allclose(op.to_dense(), ref.to_dense(), rtol=1e-12)
+    with pytest.raises(ValueError, match="in-memory Y"):
+        KernelOperator("rbf", da.from_array(X, chunks=(120, 3)))
+
+
+def test_non_finite_chunk_is_named(client):
+    X, y = _data(400)
+    X[250, 1] = np.nan  # rows 200-299 form chunk 2
+    with pytest.raises(ValueError, match=r"X chunk 2 \(rows 200 to 299\)"):
+        NystromKernelRidge(**KW).fit(da.from_array(X, chunks=(100, 3)), y)
+    X, y = _data(400)
+    y[10] = np.inf
+    with pytest.raises(ValueError, match="y chunk 0"):
+        NystromKernelRidge(**KW).fit(da.from_array(X, chunks=(100, 3)), y)
+    model = NystromKernelRidge(**KW).fit(da.from_array(X, chunks=(100, 3)), np.ones(400))
+    X[350, 0] = np.inf
+    with pytest.raises(ValueError, match="X chunk 3"):
+        model.predict(da.from_array(X, chunks=(100, 3))).compute()
+
+
+def test_bad_dask_shapes(client):
+    X, y = _data(100)
+    with pytest.raises(ValueError, match="rows"):
+        NystromKernelRidge(**KW).fit(da.from_array(X, chunks=(50, 3)), y[:90])
+    with pytest.raises(ValueError, match="Complex"):
+        NystromKernelRidge(**KW).fit(da.from_array(X + 1j, chunks=(50, 3)), y)
+    model = NystromKernelRidge(**KW).fit(da.from_array(X, chunks=(50, 3)), y)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(da.from_array(X[:, :2], chunks=(50, 2)))
