@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit, prange
 
 __all__ = [
+    "augmented",
     "row_norms_sq",
     "sq_euclidean",
     "manhattan",
@@ -22,6 +23,24 @@ __all__ = [
 def row_norms_sq(X: np.ndarray) -> np.ndarray:
     """Squared Euclidean norm of each row, in the dtype of ``X``."""
     return np.einsum("ij,ij->i", X, X)
+
+
+def augmented(X: np.ndarray, left: bool) -> np.ndarray:
+    """Rows ``[x, ||x||^2, 1]`` (left) or ``[y, -1/2, -1/2 ||y||^2]`` (right).
+
+    Their product is ``x.y - ||x||^2/2 - ||y||^2/2 = -||x - y||^2 / 2``: one GEMM with
+    ``d + 2`` inner terms gives the whole exponent of an RBF kernel block.
+    """
+    A = np.empty((X.shape[0], X.shape[1] + 2), dtype=X.dtype)
+    A[:, :-2] = X
+    norms = row_norms_sq(X)
+    if left:
+        A[:, -2] = norms
+        A[:, -1] = 1.0
+    else:
+        A[:, -2] = -0.5
+        A[:, -1] = -0.5 * norms
+    return A
 
 
 def gram(X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
@@ -73,20 +92,6 @@ def manhattan(X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
 
 
 # --- fused maps: Gram matrix G = X Y^T  ->  kernel matrix, in place -------------------
-
-
-@njit(parallel=True, cache=True)
-def rbf_from_gram(G, xn, yn, gamma, symmetric):  # pragma: no cover - numba
-    """In place: G_ij <- exp(-gamma * max(xn_i + yn_j - 2 G_ij, 0))."""
-    n, m = G.shape
-    for i in prange(n):
-        for j in range(m):
-            d = xn[i] + yn[j] - 2.0 * G[i, j]
-            if d < 0.0:
-                d = 0.0
-            G[i, j] = np.exp(-gamma * d)
-        if symmetric and i < m:
-            G[i, i] = 1.0
 
 
 @njit(parallel=True, cache=True)

@@ -74,12 +74,16 @@ class RBF(_LengthScaleKernel):
         self.length_scale_bounds = length_scale_bounds
 
     def _compute(self, X, Y):
-        # k = exp(-1/2 ||x/l - y/l||^2): one GEMM + a fused in-place exp (numba)
+        # k = exp(-1/2 ||x/l - y/l||^2) with -1/2 ||x - y||^2 = [x, ||x||^2, 1].[y, -1/2,
+        # -1/2 ||y||^2]: one GEMM gives the exponent, then NumPy's SIMD exp in place
         Xs = self._scaled(X)
-        Ys = Xs if Y is None else self._scaled(Y)
-        G = dist.gram(Xs, Ys)
-        dist.rbf_from_gram(G, dist.row_norms_sq(Xs), dist.row_norms_sq(Ys), 0.5, Y is None)
-        return G
+        B = dist.augmented(Xs, left=True) @ dist.augmented(
+            Xs if Y is None else self._scaled(Y), left=False).T
+        np.minimum(B, 0.0, out=B)  # clip rounding: ||x - y||^2 >= 0
+        np.exp(B, out=B)
+        if Y is None:
+            np.fill_diagonal(B, 1.0)
+        return B
 
     def diag(self, X):
         X = self._check_input(X)
