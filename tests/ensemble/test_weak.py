@@ -195,3 +195,18 @@ def _xfail(est):
                          expected_failed_checks=_xfail)
 def test_weak_learners_are_sklearn_classifiers(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("K", [2, 5])
+def test_gini_stump_is_sklearns_depth1_tree(K):
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(150, 4))
+    y = np.digitize(X[:, 1] + 0.3 * X[:, 2], np.linspace(-1, 1, K - 1))
+    w = rng.random(150)
+    s = DecisionStump(criterion="gini").fit(X, y, sample_weight=w)
+    sk = DecisionTreeClassifier(max_depth=1).fit(X, y, sample_weight=w)
+    assert s.feature_ == sk.tree_.feature[0]
+    assert s.threshold_ == pytest.approx(sk.tree_.threshold[0])
+    np.testing.assert_array_equal(s.predict(X), sk.predict(X))
+    exact = DecisionStump().fit(X, y, sample_weight=w)
+    assert exact.error_ <= s.error_ + 1e-12  # both on the normalized weights

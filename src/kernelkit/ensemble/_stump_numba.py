@@ -275,32 +275,30 @@ def weighted_error(w, pred, y):  # pragma: no cover - numba
 
 
 @njit(cache=True)
-def boost_update(log_d, pred, y, alpha, G, d1, w):  # pragma: no cover - numba
+def boost_update(log_d, pred, y, alpha, G, top, d1, w):  # pragma: no cover - numba
     """One round's bookkeeping, in place; returns (log Z_t, training error of F_t).
 
-    Also writes the next round's weights D_{t+1} = exp(log D_{t+1}) into ``w``.
-
     log D_{t+1} = log D_t + α(1[h ≠ y] − ½) − log Z_t with Z_t = Σᵢ D_t(i) e^{α(1[h≠y] − ½)}
-    by log-sum-exp (nothing under- or overflows); G[i, h(xᵢ)] += α and the training error
-    Σᵢ D₁(i)·1[argmax_k G[i, k] ≠ yᵢ] (ties → the first class).
+    by log-sum-exp (nothing under- or overflows), and D_{t+1} = exp(log D_{t+1}) into ``w``.
+    G[i, h(xᵢ)] += α (α > 0), ``top[i]`` = argmax_k G[i, k] (ties → the first class) kept
+    up to date in O(1), and the training error Σᵢ D₁(i)·1[top[i] ≠ yᵢ].
     """
     n = log_d.shape[0]
-    K = G.shape[1]
     mx = -np.inf
     err = 0.0
     for i in range(n):
-        if pred[i] != y[i]:
+        p = pred[i]
+        if p != y[i]:
             log_d[i] += 0.5 * alpha
         else:
             log_d[i] -= 0.5 * alpha
         if log_d[i] > mx:
             mx = log_d[i]
-        G[i, pred[i]] += alpha
-        kb = 0
-        for k in range(1, K):
-            if G[i, k] > G[i, kb]:
-                kb = k
-        if kb != y[i]:
+        G[i, p] += alpha
+        c = top[i]
+        if G[i, p] > G[i, c] or (G[i, p] == G[i, c] and p < c):
+            top[i] = p
+        if top[i] != y[i]:
             err += d1[i]
     s = 0.0
     for i in range(n):

@@ -125,6 +125,9 @@ def _binned_context(X, y_idx, classes, max_bins, sample_weight):
                     run=Chooser())
 
 
+_CRITERIA = {"gini": 0, "entropy": 1, "error": 2}
+
+
 class DecisionStump(_BaseWeak):
     """The best single split ``1[x_j ≥ θ]`` under the weighted misclassification error.
 
@@ -140,10 +143,18 @@ class DecisionStump(_BaseWeak):
     and scans their cumulative sums, O(n·d) per round. Within AdaBoost the binning is done
     once per fit and reused every round.
 
+    With ``criterion="gini"`` (or "entropy") the split instead minimizes the weighted Gini
+    impurity of the two sides, as scikit-learn's depth-1 tree does, and each side still
+    predicts its weighted-majority class; ``error_`` is then that stump's weighted error,
+    which can exceed the minimum. For many classes (SAMME) the Gini stump can make the
+    better ensemble although each round's error is higher (see BENCHMARKS.md).
+
     Parameters
     ----------
     max_bins : int, default=256
         Number of bins per feature (2–256).
+    criterion : {"error", "gini", "entropy"}, default="error"
+        "error": minimize the weighted misclassification error exactly.
 
     Attributes
     ----------
@@ -168,16 +179,30 @@ class DecisionStump(_BaseWeak):
     (0, 1.5, [-1, -1, 1, 1])
     """
 
-    def __init__(self, max_bins: int = MAX_BINS):
+    def __init__(self, max_bins: int = MAX_BINS, criterion: str = "error"):
         self.max_bins = max_bins
+        self.criterion = criterion
 
     def _boost_prepare(self, X, y_idx, classes, sample_weight=None):
+        if self.criterion not in _CRITERIA:
+            raise ValueError(f"criterion must be one of {sorted(_CRITERIA)}; "
+                             f"got {self.criterion!r}.")
         return _binned_context(X, y_idx, classes, self.max_bins, sample_weight)
 
     def _boost_fit(self, ctx, w):
         B: Binned = ctx.binned
         K = len(ctx.classes)
-        if K == 2:
+        if self.criterion != "error":  # impurity split (the tree's root search)
+            node = np.zeros(w.shape[0], np.int64)
+            hist = ctx.run(nb.tree_level_histograms, B.codes, ctx.y_idx, w, node, 1,
+                           int(B.n_bins.max()), K, work=B.codes.size)[0]
+            feat, bins, _ = ctx.run(nb.tree_best_splits, hist[None], B.n_bins,
+                                    _CRITERIA[self.criterion], work=hist.size)
+            j, b = (int(feat[0]), int(bins[0])) if feat[0] >= 0 else (0, 0)
+            L, R = hist[j, :b].sum(axis=0), hist[j, b:].sum(axis=0)
+            left, right = int(np.argmax(L)), int(np.argmax(R))
+            err = float(w.sum() - L[left] - R[right])
+        elif K == 2:
             j, b, pol, err = ctx.run(nb.best_stump_binary, B.codes, B.n_bins, w, ctx.y_pm,
                                        work=B.codes.size)
             left, right = (0, 1) if pol > 0 else (1, 0)
@@ -204,9 +229,6 @@ class DecisionStump(_BaseWeak):
         if np.isfinite(self.threshold_) and self.value_[0] != self.value_[1]:
             out[self.feature_] = 1.0
         return out
-
-
-_CRITERIA = {"gini": 0, "entropy": 1, "error": 2}
 
 
 class DecisionTree(_BaseWeak):
