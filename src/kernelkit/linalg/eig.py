@@ -23,6 +23,7 @@ from ..exceptions import ConvergenceWarning
 __all__ = ["top_eigh"]
 
 _METHODS = ("auto", "dense", "randomized", "lobpcg", "arpack")
+_SERIAL_DENSE_N = 1024  # dense problems up to this size run on one BLAS thread
 
 
 def top_eigh(
@@ -101,16 +102,21 @@ def top_eigh(
         method = "randomized" if (n > 2000 and n_components < n / 10) else "dense"
     iters = 1
     if method == "dense":
-        if n_components == n:
-            # every eigenpair: divide and conquer (syevd) is the fastest LAPACK driver
-            w, V = scipy.linalg.eigh(A, overwrite_a=overwrite_a, check_finite=False,
-                                     driver="evd")
-        else:
-            # only the wanted subset: MRRR (syevr) with index range [n - k, n - 1]
-            w, V = scipy.linalg.eigh(
-                A, subset_by_index=[n - n_components, n - 1], overwrite_a=overwrite_a,
-                check_finite=False, driver="evr",
-            )
+        # small matrices on one BLAS thread: the reduction to tridiagonal form is mostly
+        # BLAS-2, and below ~1000 rows thread synchronization costs more than it gains
+        # (on a busy machine 10-50x more)
+        threads = 1 if n <= _SERIAL_DENSE_N else None
+        with ThreadpoolController().limit(limits=threads, user_api="blas"):
+            if n_components == n:
+                # every eigenpair: divide and conquer (syevd)
+                w, V = scipy.linalg.eigh(A, overwrite_a=overwrite_a, check_finite=False,
+                                         driver="evd")
+            else:
+                # only the wanted subset: MRRR (syevr) with index range [n - k, n - 1]
+                w, V = scipy.linalg.eigh(
+                    A, subset_by_index=[n - n_components, n - 1], overwrite_a=overwrite_a,
+                    check_finite=False, driver="evr",
+                )
     elif method == "randomized":
         w, V, iters = _block_krylov(A, n_components, n_oversamples, n_iter, tol, max_iter,
                                     random_state)
