@@ -14,10 +14,13 @@ __all__ = ["MajorityVote"]
 
 
 def _is_fitted(est) -> bool:
+    """sklearn's check; for duck-typed classifiers: has a fitted ``name_`` attribute."""
     try:
         check_is_fitted(est)
-    except (NotFittedError, TypeError):
+    except NotFittedError:
         return False
+    except (TypeError, AttributeError):
+        return any(k.endswith("_") and not k.startswith("__") for k in vars(est))
     return True
 
 
