@@ -47,13 +47,15 @@ class Chooser:
     """Per-fit choice between a kernel's serial and parallel twin, by timing both.
 
     Used across the rounds of one boosting fit (it lives in the fit's context, not in a
-    module): below ``min_work`` the serial twin runs; above, the first four calls alternate
+    module): below ``min_work`` (≈ 1 ms of serial work, where a thread launch on a busy
+    machine costs more than it can save) the serial twin runs; above, the first four calls
+    alternate
     serial/parallel (two warm-ups, then one timed call each) and the faster twin runs from
     then on. Both twins compute the same numbers (threads only split the features), so the
     choice changes the speed, never the result.
     """
 
-    def __init__(self, min_work: int = 200_000):
+    def __init__(self, min_work: int = PARALLEL_WORK):
         self.min_work = min_work
         self.calls: dict[str, int] = {}
         self.times: dict[str, list[float]] = {}

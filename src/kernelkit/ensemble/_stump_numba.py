@@ -275,13 +275,14 @@ def weighted_error(w, pred, y):  # pragma: no cover - numba
 
 
 @njit(cache=True)
-def boost_update(log_d, pred, y, alpha, G, top, d1, w):  # pragma: no cover - numba
+def boost_update(log_d, pred, y, alpha, G, top, gtop, d1, w):  # pragma: no cover - numba
     """One round's bookkeeping, in place; returns (log Z_t, training error of F_t).
 
     log D_{t+1} = log D_t + α(1[h ≠ y] − ½) − log Z_t with Z_t = Σᵢ D_t(i) e^{α(1[h≠y] − ½)}
     by log-sum-exp (nothing under- or overflows), and D_{t+1} = exp(log D_{t+1}) into ``w``.
-    G[i, h(xᵢ)] += α (α > 0), ``top[i]`` = argmax_k G[i, k] (ties → the first class) kept
-    up to date in O(1), and the training error Σᵢ D₁(i)·1[top[i] ≠ yᵢ].
+    Votes G[k, i] += α·1[h(xᵢ) = k] (class-major: a round touches few rows, sequentially),
+    ``top[i]`` = argmax_k G[k, i] (ties → the first class) and ``gtop[i]`` = its vote, kept
+    up to date in O(1) since α > 0; the training error is Σᵢ D₁(i)·1[top[i] ≠ yᵢ].
     """
     n = log_d.shape[0]
     mx = -np.inf
@@ -294,10 +295,11 @@ def boost_update(log_d, pred, y, alpha, G, top, d1, w):  # pragma: no cover - nu
             log_d[i] -= 0.5 * alpha
         if log_d[i] > mx:
             mx = log_d[i]
-        G[i, p] += alpha
-        c = top[i]
-        if G[i, p] > G[i, c] or (G[i, p] == G[i, c] and p < c):
+        g = G[p, i] + alpha
+        G[p, i] = g
+        if g > gtop[i] or (g == gtop[i] and p < top[i]):
             top[i] = p
+            gtop[i] = g
         if top[i] != y[i]:
             err += d1[i]
     s = 0.0

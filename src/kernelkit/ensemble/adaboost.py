@@ -220,8 +220,9 @@ default="stump"
         with np.errstate(divide="ignore"):
             log_d = np.log(d1)  # log D₁ (−inf for zero weights)
         ctx = base._boost_prepare(X, y_idx, self.classes_, sw) if fast else None
-        G = np.zeros((n, K))  # G_k(x) = Σ_t α_t^{SAMME} 1[h_t(x) = k]
+        G = np.zeros((K, n))  # G_k(x_i) = Σ_t α_t^{SAMME} 1[h_t(x_i) = k], class-major
         top = np.zeros(n, dtype=np.int64)  # argmax_k G_k(x_i)
+        gtop = np.zeros(n)  # G_top(x_i)
         Gv = None if Xv is None else np.zeros((Xv.shape[0], K))
         ests, alphas, errs, log_z, train_err, val_err = [], [], [], [], [], []
         best_val, best_t, reason = np.inf, 0, "n_estimators"
@@ -257,7 +258,7 @@ default="stump"
                     a += float(np.sum(alphas))  # outvote every earlier round
                 # D_{t+1} ∝ D_t e^{α(1[wrong] − ½)} (also into w), Z_t, G += α·1[h = k],
                 # and the training error of F_t
-                lz, tr = boost_update(log_d, pred, y_idx, a, G, top, d1, w)
+                lz, tr = boost_update(log_d, pred, y_idx, a, G, top, gtop, d1, w)
                 ests.append(est)
                 alphas.append(a)
                 errs.append(eps)
