@@ -239,3 +239,17 @@ def test_verbose_and_learning_rate():
     eps, a = clf.estimator_errors_[0], clf.estimator_weights_[0]
     assert clf.Z_[0] == pytest.approx((1 - eps) * np.exp(-a) + eps * np.exp(a))
     assert np.all(clf.training_errors_ <= clf.training_error_bound_ + 1e-12)
+
+
+def test_save_load_round_trip(tmp_path):
+    pytest.importorskip("kernelkit.io")
+    import kernelkit
+
+    X, y = _circle(noise=0.5, seed=15)
+    ys = np.where(y > 0, "b", "a")
+    for est in ["stump", "tree", "linear"]:
+        clf = AdaBoost(est, n_estimators=10).fit(X, ys)
+        kernelkit.save(clf, tmp_path / "ada.kkm")
+        back = kernelkit.load(tmp_path / "ada.kkm")
+        np.testing.assert_array_equal(back.predict(X), clf.predict(X))
+        np.testing.assert_allclose(back.decision_function(X), clf.decision_function(X))
