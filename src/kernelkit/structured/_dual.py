@@ -38,10 +38,12 @@ class DualState:
         self.ell = np.zeros(n)
         self.ws_z: list[list[np.ndarray]] = [[] for _ in range(n)]  # outputs y != y_i
         self.ws_alpha: list[np.ndarray] = [np.zeros(0) for _ in range(n)]
+        self.ws_index: list[dict] = [{} for _ in range(n)]  # output bytes -> position
+        self._off = [int(o) for o in offsets]
 
     # ------------------------------------------------------------- blocks
     def rows(self, i: int) -> tuple[int, int]:
-        return int(self.offsets[i]), int(self.offsets[i + 1])
+        return self._off[i], self._off[i + 1]
 
     def scores(self, i: int) -> Scores:
         """Unary scores G = (K U L)[rows_i] and transition weights of f(x_i, .)."""
@@ -60,13 +62,13 @@ class DualState:
 
     def inner_w(self, G: np.ndarray, dU: np.ndarray, dtau: np.ndarray) -> float:
         """<w, d> for a block direction d = (dU, dtau): sum(dU * G) + w_tau . dtau."""
-        return float(np.sum(dU * G) + self.w_tau @ dtau)
+        return float(np.vdot(dU, G) + np.dot(self.w_tau, dtau))
 
     def sq_norm(self, i: int, dU: np.ndarray, dtau: np.ndarray) -> float:
         """||d||^2 = tr(dU^T K_ii dU L) + ||dtau||^2."""
         a, b = self.rows(i)
         KdU = self.field.gram(a, b) @ dU
-        return float(np.sum((KdU if self.L_is_eye else KdU @ self.L) * dU) + dtau @ dtau)
+        return float(np.vdot(KdU if self.L_is_eye else KdU @ self.L, dU) + np.dot(dtau, dtau))
 
     def apply(self, i: int, dU: np.ndarray, dtau: np.ndarray) -> None:
         """w_i += d (and w with it)."""
@@ -77,13 +79,12 @@ class DualState:
 
     # ------------------------------------------------------- working set
     def find(self, i: int, z: np.ndarray) -> int:
-        for k, zk in enumerate(self.ws_z[i]):
-            if np.array_equal(zk, z):
-                return k
-        return -1
+        return self.ws_index[i].get(np.asarray(z, dtype=np.int64).tobytes(), -1)
 
     def add(self, i: int, z: np.ndarray) -> int:
-        self.ws_z[i].append(np.asarray(z, dtype=np.int64).copy())
+        z = np.asarray(z, dtype=np.int64).copy()
+        self.ws_index[i][z.tobytes()] = len(self.ws_z[i])
+        self.ws_z[i].append(z)
         self.ws_alpha[i] = np.append(self.ws_alpha[i], 0.0)
         return len(self.ws_z[i]) - 1
 
@@ -91,20 +92,40 @@ class DualState:
         return int(sum(np.count_nonzero(a > 0) for a in self.ws_alpha))
 
     # -------------------------------------------------------- objectives
-    def objectives(self) -> tuple[float, float]:
-        """(primal, dual) at the current w, with one loss-augmented inference per example."""
+    def inference(self, G: np.ndarray | None = None):
+        """Loss-augmented inference for every example at the current w.
+
+        Returns (G, Zs, H): unary scores (K U L) of all parts, the most violated outputs
+        and H_i = max(0, Delta(y_i, y*) + f(x_i, y*) - f(x_i, y_i)).
+        """
         off, Z = self.offsets, self.Z
-        G = self.field.all_scores()
-        if not self.L_is_eye:
-            G = G @ self.L
+        if G is None:
+            G = self.field.all_scores()
+            G = G if self.L_is_eye else G @ self.L
         Zs = self.oracle.argmax_batch(self.parts, off, G, self.w_tau, Z)
         p = np.arange(len(Z))
         f_true = np.add.reduceat(G[p, Z], off[:-1]) + self.tau_true @ self.w_tau
         f_star = (np.add.reduceat(G[p, Zs], off[:-1])
                   + self.oracle.pairwise_batch(Zs, off) @ self.w_tau)
         H = np.maximum(self.oracle.loss_batch(Z, Zs, off) + f_star - f_true, 0.0)
+        return G, Zs, H
+
+    def objectives(self, H: np.ndarray | None = None) -> tuple[float, float]:
+        """(primal, dual) at the current w: P = ||w||^2/2 + C sum H_i, D = sum ell_i - ||w||^2/2."""
+        if H is None:
+            H = self.inference()[2]
         wsq = self.field.sq_norm(self.L) + float(self.w_tau @ self.w_tau)
         return 0.5 * wsq + self.C * float(H.sum()), float(self.ell.sum()) - 0.5 * wsq
+
+    def get_state(self) -> list:
+        """Copies of everything that defines (alpha, w): for iterate averaging."""
+        return self.field.get_state() + [self.w_tau.copy(), self.tau_blk.copy(),
+                                         self.ell.copy(), [a.copy() for a in self.ws_alpha]]
+
+    def set_state(self, state: list) -> None:
+        self.field.set_state(state[:2])
+        self.w_tau, self.tau_blk, self.ell = state[2], state[3], state[4]
+        self.ws_alpha = state[5]
 
     def export(self, oracle) -> dict:
         """Fitted state: support parts, unary coefficients, transition weights, pairs."""

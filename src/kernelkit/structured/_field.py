@@ -8,7 +8,8 @@ over parts (see :mod:`kernelkit.structured.base`) its unary half is
 
 so the unary scores of every training part are G = K U L (K the input kernel between
 parts, L the label kernel). :class:`UnaryField` keeps U and A = K U up to date under
-block updates U[rows] += dU with one matrix product per update (A += K[:, rows] dU): the
+block updates U[rows] += dU with one matrix product per update (A += K[:, rows] dU, on
+the states dU touches; A is stored transposed so that those are contiguous rows): the
 input kernel matrix is cached when it fits in ``cache_size`` MiB, its rows are recomputed
 otherwise, and for the linear kernel (or a FeatureMap) the explicit weights W = Phi^T U
 are kept instead. Nothing loops over (example, output) pairs.
@@ -39,7 +40,7 @@ class UnaryField:
             self.Phi = np.asarray(Phi, dtype=np.float64)
             self.W = np.zeros((self.Phi.shape[1], n_states))  # W = Phi^T U
             return
-        self.A = np.zeros((N, n_states))  # A = K U
+        self.AT = np.zeros((n_states, N))  # A^T = (K U)^T, one contiguous row per state
         if N * N * 8 <= cache_size * 2**20:
             self.mode = "cached"
             self.K = np.asarray(kernel._compute(parts, None), dtype=np.float64)
@@ -63,11 +64,11 @@ class UnaryField:
         """(K U)[a:b] for the parts of one example."""
         if self.mode == "explicit":
             return self.Phi[a:b] @ self.W
-        return self.A[a:b]
+        return self.AT[:, a:b].T
 
     def all_scores(self) -> np.ndarray:
         """K U for every training part."""
-        return self.Phi @ self.W if self.mode == "explicit" else self.A
+        return self.Phi @ self.W if self.mode == "explicit" else self.AT.T
 
     def gram(self, a: int, b: int) -> np.ndarray:
         """K[a:b, a:b], the input kernel among one example's parts."""
@@ -80,7 +81,7 @@ class UnaryField:
         """||w_unary||^2 = tr(U^T K U L)."""
         if self.mode == "explicit":
             return float(np.sum((self.W @ L) * self.W))
-        return float(np.sum(self.U * (self.A @ L)))
+        return float(np.sum(self.U * (self.AT.T @ L)))
 
     # ---------------------------------------------------------------- updates
     def update(self, a: int, b: int, dU: np.ndarray) -> None:
@@ -88,8 +89,41 @@ class UnaryField:
         self.U[a:b] += dU
         if self.mode == "explicit":
             self.W += self.Phi[a:b].T @ dU
+            return
+        # only the states that dU touches: A^T[cols] += dU[:, cols]^T K[a:b, :]
+        cols = np.flatnonzero(np.any(dU != 0.0, axis=0))
+        if len(cols) == len(dU[0]):
+            self.AT += dU.T @ self._rows(a, b)
+        elif len(cols):
+            self.AT[cols] += dU[:, cols].T @ self._rows(a, b)
+
+    def kernel_times(self, a: int, b: int, M: np.ndarray) -> np.ndarray:
+        """K[:, a:b] @ M for a (b - a, S) matrix M: the scores of a change of U[a:b]."""
+        if self.mode == "explicit":
+            return self.Phi @ (self.Phi[a:b].T @ M)
+        return self._rows(a, b).T @ M
+
+    def set_coef(self, U: np.ndarray) -> None:
+        """Replace U and recompute the scores A = K U (blockwise when K is not cached)."""
+        self.U = np.array(U, dtype=np.float64)
+        if self.mode == "explicit":
+            self.W = self.Phi.T @ self.U
+        elif self.mode == "cached":
+            self.AT = self.U.T @ self.K  # K is symmetric
         else:
-            self.A += self._rows(a, b).T @ dU
+            self.AT = np.ascontiguousarray((KernelOperator(self.kernel, self.parts) @ self.U).T)
+
+    def get_state(self) -> list[np.ndarray]:
+        """The arrays that define w_unary (copies): U and its scores (A, or W)."""
+        return [self.U.copy(), (self.W if self.mode == "explicit" else self.AT).copy()]
+
+    def set_state(self, state: list[np.ndarray]) -> None:
+        """Restore arrays from :meth:`get_state` (no copy)."""
+        self.U = state[0]
+        if self.mode == "explicit":
+            self.W = state[1]
+        else:
+            self.AT = state[1]
 
     def support(self) -> tuple[np.ndarray, np.ndarray]:
         """Indices of parts with a nonzero coefficient row, and those rows."""

@@ -31,7 +31,7 @@ def _block_step(st: DualState, i: int) -> float:
     z = st.oracle.argmax(st.parts[a:b], sc, z_true)  # loss-augmented inference
     C = st.C
     new = None
-    if not np.array_equal(z, z_true):
+    if (z != z_true).any():
         dU1, dt1 = st.psi(i, z)
         loss = float(st.oracle.loss(z_true, z))
         if loss - st.inner_w(sc.unary, dU1, dt1) > 0.0:  # H_i(y*) > 0: a violated output
@@ -56,19 +56,41 @@ def _block_step(st: DualState, i: int) -> float:
     return gap
 
 
+def _average(avg: list | None, cur: list, rho: float) -> list:
+    """(1 - rho) avg + rho cur for every array of a DualState state (ragged alphas padded)."""
+    if avg is None:
+        return cur
+    out = [(1.0 - rho) * a + rho * c for a, c in zip(avg[:5], cur[:5])]
+    alphas = []
+    for a, c in zip(avg[5], cur[5]):
+        a = np.concatenate([a, np.zeros(len(c) - len(a))])
+        alphas.append((1.0 - rho) * a + rho * c)
+    return out + [alphas]
+
+
 def solve_bcfw(st: DualState, *, max_iter: int, tol: float, rng, verbose=0) -> Result:
     """Run BCFW passes on ``st`` until the duality gap is <= tol * primal.
 
-    Returns a :class:`~kernelkit._result.Result` whose ``history`` is the exact duality gap
-    after each pass and whose ``info`` holds the final primal and dual objectives.
+    The iterate after pass k enters a weighted average with weight rho_k = 2 / (k + 2)
+    (Lacoste-Julien et al.'s averaging, per pass); the average of dual-feasible points is
+    dual feasible and its w is the average of the w's, so its exact duality gap is the
+    stopping rule and the average is the returned solution. ``history`` holds that gap
+    after each pass; ``info`` the final primal and dual objectives.
     """
     n = len(st.offsets) - 1
     history, converged = [], False
     primal = dual = np.nan
+    avg = None
     with progress_bar(verbose, total=max_iter, desc="StructuredSVM (bcfw)") as bar:
-        for _ in range(max_iter):
+        for k in range(max_iter):
+            if avg is not None:
+                st.set_state(current)
             for i in rng.permutation(n):
                 _block_step(st, int(i))
+            current = st.get_state()
+            avg = _average(avg, current, 2.0 / (k + 2))
+            st.set_state(avg)  # evaluate (and, at the end, return) the average
+            avg = st.get_state()
             primal, dual = st.objectives()
             history.append(primal - dual)
             bar.update()

@@ -1,16 +1,18 @@
 """n-slack cutting planes for the structured SVM (Tsochantaridis et al. 2005; Joachims 2009).
 
-Every example i keeps a working set W_i of outputs. Visiting i, loss-augmented inference
-finds y* = argmax_y Delta(y_i, y) - <w, psi_i(y)>; y* joins W_i only if it is violated by
-more than the current slack, H_i(y*) > xi_i = max(0, max_{y in W_i} H_i(y)). The dual is
-then re-optimized exactly over block i's working set, the others fixed:
+Every example i keeps a working set W_i of outputs. Each outer iteration runs
+loss-augmented inference for all examples at the current w, y_i* = argmax_y
+Delta(y_i, y) - <w, psi_i(y)>, and adds y_i* to W_i only if it is violated by more than the
+current slack, H_i(y_i*) > xi_i = max(0, max_{y in W_i} H_i(y)). The dual restricted to the
+working set,
 
-    max_{beta in C*simplex}  sum_y beta_y (Delta_y - <w_{-i}, psi_i(y)>) - 1/2 beta^T Q beta,
-    Q_yy' = <psi_i(y), psi_i(y')>,
+    max_{alpha_i in C*simplex}  sum_p alpha_p Delta_p - 1/2 alpha^T Q alpha,
+    Q_pq = <psi_p, psi_q> over working-set pairs p = (i, y),
 
-by SMO-style pair steps (move mass between the outputs of largest and smallest gradient
-g_y = Delta_y - <w, psi_i(y)>, exact step) in numba. The passes stop when the exact duality
-gap is <= tol * primal.
+is then solved to a relative gap well below ``tol`` by block coordinate ascent in numba
+(per example, SMO pair steps with exact step length, gradient g = Delta - Q alpha kept for
+all pairs). The Gram Q of the working set must fit in ``cache_size``; for large problems use
+BCFW, which needs no Q. The loop stops when the exact duality gap P - D <= tol * P.
 """
 
 from __future__ import annotations
@@ -26,25 +28,29 @@ __all__ = ["solve_cutting_plane"]
 
 
 @njit(cache=True)
-def _smo_block(Q, g, alpha, C, eps, max_iter):
-    """Maximize the block dual over C*simplex (last variable: y_i with psi = 0, g = 0)."""
-    m = len(alpha)
-    slack = C - alpha.sum()  # alpha on y_i itself
-    for _ in range(max_iter):
-        # a = argmax gradient (anywhere); b = argmin gradient among variables with mass
-        a, ga = -1, 0.0
-        b, gb = -1, 0.0 if slack > 0 else np.inf
-        for j in range(m):
-            if g[j] > ga:
-                a, ga = j, g[j]
-            if alpha[j] > 0 and g[j] < gb:
-                b, gb = j, g[j]
+def _block_smo(Q, g, alpha, idx, C, eps, max_steps):
+    """Optimize alpha[idx] (sum <= C; the rest sits on y_i with psi = 0, g = 0) in place."""
+    slack = C
+    for k in idx:
+        slack -= alpha[k]
+    m = len(g)
+    for _ in range(max_steps):
+        a, ga = -1, 0.0  # -1 stands for y_i itself
+        b, gb = -1, (0.0 if slack > 0 else np.inf)
+        for k in idx:
+            if g[k] > ga:
+                a, ga = k, g[k]
+            if alpha[k] > 0 and g[k] < gb:
+                b, gb = k, g[k]
         if ga - gb <= eps or a == b:
-            break
-        qa = Q[a, a] if a >= 0 else 0.0
-        qb = Q[b, b] if b >= 0 else 0.0
-        qab = Q[a, b] if a >= 0 and b >= 0 else 0.0
-        curv = qa + qb - 2.0 * qab
+            return
+        curv = 0.0
+        if a >= 0:
+            curv += Q[a, a]
+        if b >= 0:
+            curv += Q[b, b]
+        if a >= 0 and b >= 0:
+            curv -= 2.0 * Q[a, b]
         avail = alpha[b] if b >= 0 else slack
         t = avail if curv <= 0 else min(avail, (ga - gb) / curv)  # exact step, clipped
         if a >= 0:
@@ -53,116 +59,164 @@ def _smo_block(Q, g, alpha, C, eps, max_iter):
             slack += t
         if b >= 0:
             alpha[b] -= t
-            if alpha[b] < 1e-15 * C:
-                alpha[b] = 0.0
         else:
             slack -= t
-        for j in range(m):  # g_j -= t (Q_ja - Q_jb)
+        for j in range(m):  # g = Delta - Q alpha
             d = 0.0
             if a >= 0:
                 d += Q[j, a]
             if b >= 0:
                 d -= Q[j, b]
             g[j] -= t * d
-    return alpha
 
 
-class _Block:
-    """Working-set Gram Q_i, losses, stacked outputs and tau's of one example."""
+@njit(cache=True)
+def _solve_working_set(Q, g, alpha, ptr, members, C, eps_gap, max_sweeps):
+    """Block coordinate ascent on the working-set dual until its gap <= eps_gap.
 
-    __slots__ = ("Q", "loss", "Zw", "tau")
+    ``g = Delta - Q alpha`` on entry; alpha and g are updated in place.
+    """
+    n = len(ptr) - 1
+    eps = eps_gap / max(n, 1)
+    gap = np.inf
+    for sweep in range(max_sweeps):
+        for i in range(n):
+            if ptr[i + 1] > ptr[i]:
+                _block_smo(Q, g, alpha, members[ptr[i]:ptr[i + 1]], C, eps, 50)
+        # gap of the restricted dual: sum_i C max(0, max_p g_p) - sum_p alpha_p g_p
+        gap = 0.0
+        for i in range(n):
+            top = 0.0
+            for k in members[ptr[i]:ptr[i + 1]]:
+                top = max(top, g[k])
+                gap -= alpha[k] * g[k]
+            gap += C * top
+        if gap <= eps_gap:
+            return sweep + 1, gap
+    return max_sweeps, gap
 
-    def __init__(self, T: int, D: int):
-        self.Q = np.zeros((0, 0))
+
+class _WorkingSet:
+    """Pairs (i, y) with their states, losses, tau differences, alpha and Gram Q."""
+
+    def __init__(self, n: int, D: int):
+        self.owner = np.zeros(0, dtype=np.int64)
+        self.states = np.zeros(0, dtype=np.int64)  # concatenated output states of the pairs
+        self.rows = np.zeros(0, dtype=np.int64)  # the training parts they label
+        self.ptr = np.zeros(1, dtype=np.int64)
         self.loss = np.zeros(0)
-        self.Zw = np.zeros((0, T), dtype=np.int64)
-        self.tau = np.zeros((0, D))
+        self.dtau = np.zeros((0, D))  # tau(y_i) - tau(y)
+        self.alpha = np.zeros(0)
+        self.Q = np.zeros((0, 0))
+        self.keys: set = set()
+
+    def __len__(self) -> int:
+        return len(self.loss)
+
+    def margins(self, st: DualState, G: np.ndarray) -> np.ndarray:
+        """<w, psi_p> = sum_t (G[t, y_i,t] - G[t, y_t]) + w_tau . dtau_p for every pair."""
+        if not len(self):
+            return np.zeros(0)
+        start = self.ptr[:-1]
+        diff = G[self.rows, st.Z[self.rows]] - G[self.rows, self.states]
+        return np.add.reduceat(diff, start) + self.dtau @ st.w_tau
+
+    def add(self, st: DualState, i: int, z: np.ndarray, mem_limit: float) -> None:
+        a, b = st.rows(i)
+        dU, dtau = st.psi(i, z)
+        m = len(self)
+        if (m + 1) ** 2 * 8 > mem_limit:
+            raise ValueError(
+                f"the cutting-plane working set ({m + 1} pairs) no longer fits in cache_size; "
+                "use solver='bcfw' (no working-set Gram) or a larger cache_size.")
+        # scores of psi_p at every training part: HL = K[:, rows_i] dU L
+        HL = st.field.kernel_times(a, b, dU)
+        if not st.L_is_eye:
+            HL = HL @ st.L
+        rows = np.concatenate([self.rows, np.arange(a, b)])
+        states = np.concatenate([self.states, z])
+        ptr = np.append(self.ptr, self.ptr[-1] + (b - a))
+        dtaus = np.vstack([self.dtau, dtau[None, :]])
+        # Q[p, q] = <psi_p, psi_q> = sum_{t in q} HL[t, y_j,t] - HL[t, y_q,t] + dtau_p . dtau_q
+        row = (np.add.reduceat(HL[rows, st.Z[rows]] - HL[rows, states], ptr[:-1])
+               + dtaus @ dtau)
+        if m + 1 > len(self.Q):
+            Q = np.zeros((max(2 * len(self.Q), 16),) * 2)
+            Q[:m, :m] = self.Q[:m, :m]
+            self.Q = Q
+        self.Q[m, : m + 1] = row
+        self.Q[: m + 1, m] = row
+        self.owner = np.append(self.owner, i)
+        self.rows, self.states, self.ptr, self.dtau = rows, states, ptr, dtaus
+        self.loss = np.append(self.loss, float(st.oracle.loss(st.Z[a:b], z)))
+        self.alpha = np.append(self.alpha, 0.0)
 
 
-def _margins(st: DualState, i: int, blk: _Block, G: np.ndarray) -> np.ndarray:
-    """<w, psi_i(y)> for every y in W_i, from the unary scores G of example i."""
-    a, b = st.rows(i)
-    t = np.arange(b - a)
-    f_true = G[t, st.Z[a:b]].sum()
-    return (f_true - G[t[None, :], blk.Zw].sum(axis=1)
-            + (st.tau_true[i] - blk.tau) @ st.w_tau)
-
-
-def _add(st: DualState, i: int, blk: _Block, z: np.ndarray) -> None:
-    """Append y = z to W_i with its Gram row Q[new, :] = <psi_i(z), psi_i(y')>."""
-    a, b = st.rows(i)
-    dU, dtau = st.psi(i, z)
-    M = st.field.gram(a, b) @ dU
-    if not st.L_is_eye:
-        M = M @ st.L
-    t = np.arange(b - a)
-    Zw = np.vstack([blk.Zw, z[None, :]])
-    tau = np.vstack([blk.tau, st.oracle.pairwise_features(z)[None, :]])
-    # <psi_z, psi_y'> = sum(M * (E(y_i) - E(y'))) + dtau . (tau(y_i) - tau(y'))
-    row = M[t, st.Z[a:b]].sum() - M[t[None, :], Zw].sum(axis=1) + (st.tau_true[i] - tau) @ dtau
-    m = len(blk.loss)
-    Q = np.zeros((m + 1, m + 1))
-    Q[:m, :m] = blk.Q
-    Q[m, :] = row
-    Q[:, m] = row
-    blk.Q, blk.Zw, blk.tau = Q, Zw, tau
-    blk.loss = np.append(blk.loss, float(st.oracle.loss(st.Z[a:b], z)))
-    st.add(i, z)
-
-
-def _visit(st: DualState, i: int, blk: _Block, eps: float) -> bool:
-    """Inference at block i, maybe grow W_i, re-solve block i; True if W_i grew."""
-    a, b = st.rows(i)
-    sc = st.scores(i)
-    z_true = st.Z[a:b]
-    z = st.oracle.argmax(st.parts[a:b], sc, z_true)
-    grew = False
-    if not np.array_equal(z, z_true) and st.find(i, z) < 0:
-        dU, dt = st.psi(i, z)
-        H = float(st.oracle.loss(z_true, z)) - st.inner_w(sc.unary, dU, dt)
-        g = blk.loss - _margins(st, i, blk, sc.unary)
-        xi = max(0.0, float(g.max(initial=0.0)))
-        if H > xi + eps:
-            _add(st, i, blk, z)
-            grew = True
-    if len(blk.loss) == 0:
-        return grew
-    g = blk.loss - _margins(st, i, blk, sc.unary)
-    old = st.ws_alpha[i].copy()
-    new = _smo_block(blk.Q, g, old.copy(), st.C, eps, 100 * (len(old) + 1))
-    d = new - old
-    if not np.any(d):
-        return grew
-    T, t = b - a, np.arange(b - a)
-    # w_i changes by sum_y d_y psi_i(y): unary sum(d) E(y_i) - sum_y d_y E(y), tau likewise
-    dU = np.zeros((T, len(st.L)))
-    dU[t, z_true] += d.sum()
-    np.add.at(dU, (np.broadcast_to(t, blk.Zw.shape), blk.Zw), -d[:, None])
-    dtau = d.sum() * st.tau_true[i] - d @ blk.tau
-    st.apply(i, dU, dtau)
-    st.ws_alpha[i] = new
-    st.ell[i] = float(new @ blk.loss)
-    return grew
-
-
-def solve_cutting_plane(st: DualState, *, max_iter: int, tol: float, rng, verbose=0) -> Result:
-    """n-slack cutting-plane passes on ``st`` until the duality gap is <= tol * primal."""
+def _set_w(st: DualState, ws: _WorkingSet) -> None:
+    """w = sum_p alpha_p psi_p; rebuilds U (and K U), w_tau, tau_blk, ell."""
     n = len(st.offsets) - 1
-    D = st.tau_true.shape[1]
-    blocks = [_Block(int(st.offsets[i + 1] - st.offsets[i]), D) for i in range(n)]
-    eps = 1e-12 * max(1.0, st.C)
+    U = np.zeros_like(st.field.U)
+    mass = np.bincount(ws.owner, weights=ws.alpha, minlength=n)  # sum_y alpha_iy
+    lengths = np.diff(st.offsets)
+    part_mass = np.repeat(mass, lengths)
+    U[np.arange(len(st.Z)), st.Z] += part_mass  # sum_y alpha_iy E(y_i)
+    a_rows = np.repeat(ws.alpha, np.diff(ws.ptr))
+    np.add.at(U, (ws.rows, ws.states), -a_rows)  # - sum_y alpha_iy E(y)
+    st.field.set_coef(U)
+    st.tau_blk = np.zeros_like(st.tau_blk)
+    np.add.at(st.tau_blk, ws.owner, ws.alpha[:, None] * ws.dtau)
+    st.w_tau = st.tau_blk.sum(axis=0)
+    st.ell = np.bincount(ws.owner, weights=ws.alpha * ws.loss, minlength=n)
+
+
+def solve_cutting_plane(st: DualState, *, max_iter: int, tol: float, rng, verbose=0,
+                        mem_limit: float = 2.0**30) -> Result:
+    """Cutting-plane iterations on ``st`` until the duality gap is <= tol * primal.
+
+    ``history`` holds the exact duality gap after each iteration (one working-set solve).
+    """
+    n = len(st.offsets) - 1
+    ws = _WorkingSet(n, st.tau_true.shape[1])
     history, converged = [], False
-    primal = dual = np.nan
+    G, Zs, H = st.inference()
+    primal, dual = st.objectives(H)
     with progress_bar(verbose, total=max_iter, desc="StructuredSVM (cutting_plane)") as bar:
-        for it in range(1, max_iter + 1):
+        for _ in range(max_iter):
+            # xi_i = max(0, max_{y in W_i} H_i(y)), H_i(y) = Delta - <w, psi_i(y)>
+            xi = np.zeros(n)
+            if len(ws):
+                np.maximum.at(xi, ws.owner, ws.loss - ws.margins(st, G))
+            eps = 1e-12 * max(1.0, primal)
+            added = 0
             for i in rng.permutation(n):
-                _visit(st, int(i), blocks[int(i)], eps)
-            primal, dual = st.objectives()
+                a, b = st.rows(int(i))
+                key = (int(i), Zs[a:b].tobytes())
+                if H[i] > xi[i] + eps and key not in ws.keys:
+                    ws.keys.add(key)
+                    ws.add(st, int(i), Zs[a:b].copy(), mem_limit)
+                    added += 1
+            m = len(ws)
+            order = np.argsort(ws.owner, kind="stable").astype(np.int64)
+            ptr = np.searchsorted(ws.owner[order], np.arange(n + 1)).astype(np.int64)
+            g = ws.loss - ws.Q[:m, :m] @ ws.alpha
+            eps_gap = max(0.1 * tol * primal, 1e-13 * max(1.0, primal))
+            _solve_working_set(ws.Q, g, ws.alpha, ptr, order, st.C, eps_gap, 1000)
+            _set_w(st, ws)
+            G, Zs, H = st.inference()
+            primal, dual = st.objectives(H)
             history.append(primal - dual)
             bar.update()
-            bar.set_postfix_str(f"gap {history[-1]:.3g}, active {st.n_active()}")
+            bar.set_postfix_str(f"gap {history[-1]:.3g}, active {m}")
             if history[-1] <= tol * max(primal, np.finfo(float).tiny):
                 converged = True
                 break
-    return Result(coef=st.ell, n_iter=it, converged=converged, history=history,
-                  info=dict(primal=primal, dual=dual, gap=history[-1]))
+            if not added:  # nothing new to add: more iterations would not change w
+                break
+    st.ws_z = [[] for _ in range(n)]
+    st.ws_alpha = [np.zeros(0) for _ in range(n)]
+    for p in range(len(ws)):
+        i = int(ws.owner[p])
+        st.ws_z[i].append(ws.states[ws.ptr[p]:ws.ptr[p + 1]].copy())
+        st.ws_alpha[i] = np.append(st.ws_alpha[i], ws.alpha[p])
+    return Result(coef=ws.alpha, n_iter=len(history), converged=converged, history=history,
+                  info=dict(primal=primal, dual=dual, gap=primal - dual))

@@ -341,7 +341,7 @@ class ChainOracle(Oracle):
         return out
 
     def loss(self, z_true, z) -> float:
-        return float(np.mean(np.asarray(z_true) != np.asarray(z)))
+        return np.count_nonzero(np.asarray(z_true) != np.asarray(z)) / len(z_true)
 
     def loss_batch(self, Z_true, Z, offsets):
         wrong = np.add.reduceat((Z_true != Z).astype(np.float64), offsets[:-1])

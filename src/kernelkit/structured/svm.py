@@ -119,8 +119,9 @@ class StructuredSVM(JointKernelModel):
         rng = check_random_state(self.random_state)
         field = UnaryField(self.kernel_, parts, self.oracle_.n_states, self.cache_size)
         st = DualState(self.oracle_, parts, offsets, Z, field, C)
+        kw = {"mem_limit": self.cache_size * 2.0**20} if self.solver == "cutting_plane" else {}
         res = _SOLVERS[self.solver](st, max_iter=max_iter, tol=self.tol, rng=rng,
-                                    verbose=self.verbose)
+                                    verbose=self.verbose, **kw)
         for key, value in st.export(self.oracle_).items():
             setattr(self, key, value)
         self.n_active_ = len(self.dual_coef_)

@@ -1,0 +1,139 @@
+"""Oracles: losses, label kernels, joint kernels against naive sums, bad outputs."""
+
+import numpy as np
+import pytest
+
+from kernelkit.kernels import RBF, JointKernel, Linear, Polynomial
+from kernelkit.structured import ChainOracle, HierarchyOracle, MulticlassOracle, Oracle, Scores
+from tests.reference.structured import chain_joint_kernel
+
+# A tree:      0
+#            /   \
+#           1     2
+#          / \     \
+#         3   4     5
+PARENTS = [-1, 0, 0, 1, 1, 2]
+
+
+def test_product_of_psd_kernels_is_psd_and_tensor_product():
+    # JointKernel(k_X, L) equals the Gram matrix of phi(x) (x) psi(y) for finite maps
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    y = rng.integers(0, 4, size=30)
+    A = rng.normal(size=(4, 3))  # psi(y) = A[y]
+    L = A @ A.T
+    phi = np.column_stack([np.ones(30), np.sqrt(2) * X, X**2, np.sqrt(2) * X[:, :1] * X[:, 1:]])
+    F = np.einsum("ni,nj->nij", phi, A[y]).reshape(30, -1)  # phi(x) (x) psi(y)
+    K = JointKernel(Polynomial(degree=2, gamma=1.0, coef0=1.0), L)((X, y))
+    np.testing.assert_allclose(K, F @ F.T, rtol=1e-10, atol=1e-10)
+    # Schur: the product of PSD kernels is PSD (RBF x a random PSD label kernel)
+    K2 = JointKernel(RBF(0.7), L)((X, y))
+    assert np.linalg.eigvalsh(K2)[0] >= -1e-10 * np.trace(K2)
+    # delta label kernel: the tensor product with one-hot class indicators
+    K3 = JointKernel(Linear())((X, y))
+    F3 = np.einsum("ni,nj->nij", X, np.eye(4)[y]).reshape(30, -1)
+    np.testing.assert_allclose(K3, F3 @ F3.T, atol=1e-12)
+
+
+def test_multiclass_oracle():
+    o = MulticlassOracle().fit(np.array(["b", "a", "c", "a"]))
+    assert o.n_states == 3 and o.classes_.tolist() == ["a", "b", "c"]
+    Z = o.encode(np.array(["c", "a"]), np.arange(3))
+    assert Z.tolist() == [2, 0]
+    assert o.decode(Z, np.arange(3)).tolist() == ["c", "a"]
+    assert o.loss([0], [0]) == 0.0 and o.loss([0], [1]) == 1.0
+    # loss-augmented inference adds Delta(y_i, y) to the scores
+    s = Scores(np.array([[1.0, 0.5, 0.2]]), np.empty(0))
+    assert o.argmax(None, s).tolist() == [0]
+    assert o.argmax(None, s, np.array([0])).tolist() == [1]
+    with pytest.raises(ValueError, match="outside the output space"):
+        o.encode(np.array(["z"]), np.arange(2))
+
+
+def test_multiclass_label_kernel_and_loss_matrix():
+    L = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    M = np.array([[0.0, 0.2, 1.0], [0.2, 0.0, 1.0], [1.0, 1.0, 0.0]])
+    o = MulticlassOracle(label_kernel=L, loss_matrix=M).fit([0, 1, 2])
+    np.testing.assert_array_equal(o.label_kernel_matrix(), L)
+    assert o.loss([0], [1]) == 0.2
+    with pytest.raises(ValueError, match="output space"):
+        o.encode(np.array([3]), np.arange(2))
+    with pytest.raises(ValueError, match="semi-definite"):
+        MulticlassOracle(label_kernel=np.array([[1.0, 2.0], [2.0, 1.0]])).fit([0, 1])
+    with pytest.raises(ValueError, match="zero diagonal"):
+        MulticlassOracle(loss_matrix=np.ones((2, 2))).fit([0, 1])
+    with pytest.raises(ValueError, match="sizes differ"):
+        MulticlassOracle(label_kernel=np.eye(2), loss_matrix=1 - np.eye(3)).fit([0, 1])
+
+
+def test_hierarchy_oracle_kernel_counts_shared_ancestors_and_loss_is_tree_distance():
+    o = HierarchyOracle(PARENTS).fit([3, 4, 5])
+    L = o.label_kernel_matrix()
+    anc = {0: {0}, 1: {0, 1}, 2: {0, 2}, 3: {0, 1, 3}, 4: {0, 1, 4}, 5: {0, 2, 5}}
+    depth = {v: len(a) - 1 for v, a in anc.items()}
+    for a in range(6):
+        for b in range(6):
+            assert L[a, b] == len(anc[a] & anc[b])
+            lca_depth = len(anc[a] & anc[b]) - 1
+            assert o.loss([a], [b]) == depth[a] + depth[b] - 2 * lca_depth
+    assert np.linalg.eigvalsh(L)[0] > -1e-12
+    # inference ranges over the leaves only
+    s = Scores(np.array([[0.0, 9.0, 9.0, 1.0, 0.0, 0.5]]), np.empty(0))
+    assert o.argmax(None, s).tolist() == [3]
+    assert o.argmax(None, s, np.array([3])).tolist() == [5]  # 0.5 + Delta(3, 5) = 4.5
+    with pytest.raises(ValueError, match="not in the output space"):
+        o.encode(np.array([1]), np.arange(2))
+    with pytest.raises(ValueError, match="cycle"):
+        HierarchyOracle([-1, 2, 1]).fit([0])
+    with pytest.raises(ValueError, match="exactly one root"):
+        HierarchyOracle([-1, -1]).fit([0])
+
+
+def test_chain_oracle_joint_kernel_equals_naive_sum():
+    rng = np.random.default_rng(0)
+    o = ChainOracle(3).fit(None)
+    k = RBF(0.9)
+    for _ in range(5):
+        x1, x2 = rng.normal(size=(4, 2)), rng.normal(size=(3, 2))
+        z1, z2 = rng.integers(0, 3, 4), rng.integers(0, 3, 3)
+        naive = chain_joint_kernel(lambda a, b: float(k(a[None], b[None])[0, 0]), x1, z1, x2, z2)
+        assert o.joint_kernel(k(x1, x2), z1, z2) == pytest.approx(naive, rel=1e-12)
+
+
+def test_chain_oracle_batches_and_bad_input():
+    o = ChainOracle(3).fit(None)
+    X = [np.zeros((2, 1)), np.zeros((3, 1))]
+    parts, off = o.split_inputs(X)
+    assert parts.shape == (5, 1) and off.tolist() == [0, 2, 5]
+    Z = o.encode([np.array([0, 1]), np.array([2, 2, 1])], off)
+    np.testing.assert_array_equal(o.pairwise_batch(Z, off)[1], o.pairwise_features(Z[2:]))
+    np.testing.assert_allclose(o.loss_batch(Z, np.zeros(5, int), off), [0.5, 1.0])
+    with pytest.raises(ValueError, match="length 0"):
+        o.split_inputs([np.zeros((0, 1))])
+    with pytest.raises(ValueError, match="outside the oracle's output space"):
+        o.encode([np.array([0, 3]), np.array([0, 0, 0])], off)
+    with pytest.raises(ValueError, match="parts; lengths must match"):
+        o.encode([np.array([0]), np.array([0, 0, 0])], off)
+    with pytest.raises(ValueError, match="2 examples but Y has 1"):
+        o.encode([np.array([0, 1])], off)
+    with pytest.raises(ValueError, match="different numbers of features"):
+        o.split_inputs([np.zeros((2, 1)), np.zeros((2, 2))])
+    with pytest.raises(ValueError, match="n_states"):
+        ChainOracle(0).fit(None)
+
+
+def test_user_oracle_protocol_default_joint_kernel():
+    class Binary(Oracle):
+        n_states = 2
+
+        def loss(self, z_true, z):
+            return float(z_true[0] != z[0])
+
+        def argmax(self, x, scores, z_true=None):
+            g = scores.unary[0] + (0 if z_true is None else 1.0 - np.eye(2)[z_true[0]])
+            return np.array([int(np.argmax(g))])
+
+    o = Binary().fit([0, 1])
+    K = np.array([[2.0]])
+    assert o.joint_kernel(K, np.array([1]), np.array([1])) == 2.0
+    assert o.joint_kernel(K, np.array([1]), np.array([0])) == 0.0

@@ -1,0 +1,174 @@
+"""StructuredSVM: dual optimum against brute-force QPs, BCFW gap, equivalences, bad input."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from kernelkit.exceptions import ConvergenceWarning
+from kernelkit.kernels import RBF, Linear
+from kernelkit.structured import (
+    ChainOracle,
+    HierarchyOracle,
+    MulticlassOracle,
+    Oracle,
+    StructuredSVM,
+)
+from tests.reference.structured import (
+    all_sequences,
+    chain_joint_kernel,
+    crammer_singer_dual_qp,
+    structured_dual_qp,
+)
+
+
+def _chains(n=6, S=2, d=1, seed=1, max_len=3):
+    rng = np.random.default_rng(seed)
+    Y = [rng.integers(0, S, size=rng.integers(1, max_len + 1)) for _ in range(n)]
+    X = [np.c_[y + 0.7 * rng.normal(size=len(y)), rng.normal(size=(len(y), d - 1))] for y in Y]
+    return X, Y
+
+
+def _blobs(n=40, k=3, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % k
+    X = rng.normal(size=(n, 2)) + 1.5 * np.c_[np.cos(2 * np.pi * y / k), np.sin(2 * np.pi * y / k)]
+    return X, y
+
+
+@pytest.mark.parametrize("kernel", [RBF(1.0), Linear()])
+def test_chain_dual_matches_enumerated_qp(kernel):
+    X, Y = _chains(d=2)
+    if isinstance(kernel, RBF):
+        kx = lambda a, b: float(np.exp(-0.5 * np.sum((a - b) ** 2)))
+    else:
+        kx = lambda a, b: float(a @ b)
+    jk = lambda x1, z1, x2, z2: chain_joint_kernel(kx, x1, z1, x2, z2)
+    outs = [all_sequences(len(y), 2) for y in Y]
+    ref, _, _ = structured_dual_qp(jk, X, Y, outs, lambda u, v: float(np.mean(u != v)), 2.0)
+    cp = StructuredSVM(ChainOracle(2), kernel=kernel, C=2.0, solver="cutting_plane",
+                       tol=1e-10, max_iter=100, random_state=0).fit(X, Y)
+    assert cp.converged_
+    assert cp.dual_objective_ == pytest.approx(ref, rel=1e-7)
+    assert cp.primal_objective_ - cp.dual_objective_ <= 1e-9 * cp.primal_objective_
+    bc = StructuredSVM(ChainOracle(2), kernel=kernel, C=2.0, solver="bcfw", tol=1e-2,
+                       max_iter=500, random_state=0).fit(X, Y)
+    assert bc.converged_
+    # weak duality: the optimum lies between BCFW's dual and primal
+    assert bc.dual_objective_ <= ref + 1e-9 <= bc.primal_objective_ + 2e-9
+
+
+def test_bcfw_gap_decreases_and_reaches_tol():
+    X, Y = _chains(n=20, S=3, d=2, seed=3, max_len=5)
+    m = StructuredSVM(ChainOracle(3), kernel="rbf", gamma=0.5, C=0.3, tol=1e-2,
+                      max_iter=300, random_state=0).fit(X, Y)
+    h = np.array(m.history_)
+    assert m.converged_ and h[-1] <= 1e-2 * m.primal_objective_
+    assert h[-1] < 0.05 * h[0]
+    # the gap of the averaged iterate decreases (up to small wiggles)
+    assert np.all(np.diff(h) <= 1e-3 * h[0])
+    assert 0 < m.n_active_ == len(m.dual_coef_) == len(m.active_outputs_)
+    assert np.all(m.dual_coef_ > 0)
+
+
+def test_bcfw_warns_when_not_converged():
+    X, Y = _chains(n=20, S=3, d=2, seed=3, max_len=5)
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        StructuredSVM(ChainOracle(3), C=10.0, tol=1e-9, max_iter=2).fit(X, Y)
+
+
+def test_multiclass_oracle_is_crammer_singer():
+    # with the delta label kernel and 0/1 loss the SSVM dual is the Crammer-Singer dual
+    X, y = _blobs()
+    K = RBF(1.0)(X)
+    ref, _, _ = crammer_singer_dual_qp(K, y, 3, C=0.5)
+    m = StructuredSVM(MulticlassOracle(), kernel=RBF(1.0), C=0.5, solver="cutting_plane",
+                      tol=1e-10, random_state=0).fit(X, y)
+    assert m.dual_objective_ == pytest.approx(ref, rel=1e-6)
+    b = StructuredSVM(MulticlassOracle(), kernel=RBF(1.0), C=0.5, tol=1e-3,
+                      max_iter=1000, random_state=0).fit(X, y)
+    assert b.dual_objective_ <= ref + 1e-9 <= b.primal_objective_ + 1e-9
+    assert np.mean(b.predict(X) == m.predict(X)) >= 0.95
+
+
+def test_hierarchy_dual_matches_enumerated_qp_and_predicts_leaves():
+    o = HierarchyOracle([-1, 0, 0, 1, 1, 2])
+    rng = np.random.default_rng(0)
+    y = np.array([3, 4, 5] * 5)
+    X = rng.normal(size=(15, 2)) + np.array([[0, 0], [0, 0], [0, 0], [2, 0], [0, 0], [0, 2]])[y]
+    fitted = clone(o).fit(y)
+    L, D = fitted.label_kernel_matrix(), fitted.loss_matrix_
+    k = RBF(1.0)
+    K = k(X)
+    jk = lambda i, a, j, b: K[i, j] * L[a, b]
+    outs = [[3, 4, 5]] * 15
+    ref, _, _ = structured_dual_qp(jk, list(range(15)), list(y), outs,
+                                   lambda a, b: float(D[a, b]), 1.0)
+    m = StructuredSVM(o, kernel=k, C=1.0, solver="cutting_plane", tol=1e-10).fit(X, y)
+    assert m.dual_objective_ == pytest.approx(ref, rel=1e-6)
+    assert set(np.unique(m.predict(X))) <= {3, 4, 5}
+
+
+def test_kernel_modes_and_decision_function_agree():
+    # cached kernel, streamed kernel rows and explicit linear features give the same model
+    X, Y = _chains(n=10, S=3, d=2, seed=5, max_len=4)
+    fits = [StructuredSVM(ChainOracle(3), kernel=k, C=1.0, max_iter=5, tol=0, random_state=0,
+                          cache_size=cs) for k, cs in
+            [(Linear(), 10), ("poly", 10), ("poly", 0)]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for i, m in enumerate(fits):
+            m.set_params(degree=1, gamma=1.0, coef0=0.0) if i else None
+            m.fit(X, Y)
+    for m in fits[1:]:
+        np.testing.assert_allclose(m.history_, fits[0].history_, rtol=1e-8)
+        np.testing.assert_allclose(m.decision_function(X, Y), fits[0].decision_function(X, Y),
+                                   rtol=1e-8, atol=1e-10)
+    m = fits[0]
+    pred = m.predict(X)
+    assert [len(p) for p in pred] == [len(y) for y in Y]
+    # the prediction maximizes f: its score is >= the score of the truth
+    assert np.all(m.decision_function(X, pred) >= m.decision_function(X, Y) - 1e-12)
+    acc = np.mean(np.concatenate(pred) == np.concatenate(Y))
+    assert m.score(X, Y) == pytest.approx(acc)
+
+
+def test_bad_input():
+    X, Y = _chains()
+    m = StructuredSVM(ChainOracle(2), kernel="linear")
+    with pytest.raises(ValueError, match="length 0"):
+        m.fit(X + [np.zeros((0, 1))], Y + [np.zeros(0, int)])
+    with pytest.raises(ValueError, match="output space"):
+        m.fit(X, Y[:-1] + [np.full(len(Y[-1]), 5)])
+    with pytest.raises(ValueError, match="must match"):
+        m.fit(X, Y[:-1])
+    with pytest.raises(ValueError, match="lengths must match"):
+        m.fit(X, Y[:-1] + [np.zeros(len(Y[-1]) + 1, int)])
+    with pytest.raises(ValueError, match="oracle is required"):
+        StructuredSVM().fit(X, Y)
+    with pytest.raises(ValueError, match="C must be > 0"):
+        StructuredSVM(ChainOracle(2), C=0).fit(X, Y)
+    with pytest.raises(ValueError, match="solver"):
+        StructuredSVM(ChainOracle(2), solver="sgd").fit(X, Y)
+
+    class NoLoss(Oracle):
+        n_states = 2
+
+    with pytest.raises(ValueError, match="no task loss"):
+        StructuredSVM(NoLoss()).fit(np.zeros((2, 1)), [0, 1])
+    fitted = StructuredSVM(ChainOracle(2), kernel="linear", max_iter=3, tol=0.5).fit(X, Y)
+    with pytest.raises(ValueError, match="features"):
+        fitted.predict([np.zeros((2, 3))])
+
+
+def test_sklearn_params_and_clone():
+    m = StructuredSVM(ChainOracle(4), kernel="rbf", C=2.0, solver="cutting_plane")
+    c = clone(m)
+    assert c.get_params()["oracle__n_states"] == 4 and c.C == 2.0
+    assert c.oracle is not m.oracle
+    X, Y = _chains()
+    c.fit(X, Y)
+    assert not hasattr(m, "oracle_") and c.oracle_ is not c.oracle
+    with pytest.raises(Exception, match="not fitted"):
+        m.predict(X)
