@@ -28,7 +28,7 @@ __all__ = ["run_demo", "discover_sections", "SectionResult", "DemoResult"]
 
 SECTIONS_PACKAGE = "kernelkit.report.sections"
 ROW_KEYS = ("model", "data", "metric", "ours", "peer")
-TABLE_COLUMNS = ("model", "data", "metric", "ours", "peer", "ours s", "peer s")
+TABLE_COLUMNS = ("model", "data", "metric", "ours", "peer", "ours s", "peer s", "time ratio")
 
 
 @dataclass
@@ -129,9 +129,18 @@ def fmt(value: Any) -> str:
     return str(value)
 
 
+def _seconds(value: Any) -> str:
+    return "—" if value is None else f"{float(value):.3g}"
+
+
 def row_cells(row: dict[str, Any]) -> list[str]:
-    return [fmt(row.get(k)) for k in ROW_KEYS] + [
-        fmt(row.get("seconds")), fmt(row.get("peer_seconds"))]
+    """Cells of a result row; ``time ratio`` is peer seconds / our seconds (> 1: we are
+    faster)."""
+    ours_s, peer_s = row.get("seconds"), row.get("peer_seconds")
+    ratio = "—"
+    if ours_s is not None and peer_s is not None and float(ours_s) > 0:
+        ratio = f"{float(peer_s) / float(ours_s):.2g}x"
+    return [fmt(row.get(k)) for k in ROW_KEYS] + [_seconds(ours_s), _seconds(peer_s), ratio]
 
 
 def text_table(header: list[str], rows: list[list[str]], indent: str = "") -> str:
@@ -296,7 +305,7 @@ def run_demo(
         results.append(res)
     seconds = time.perf_counter() - start
     result = DemoResult(sections=results, html_path=None, seconds=seconds, quick=quick)
-    rows = [[r.title] + row_cells(row) for r in results if r.ok for row in r.section.rows]
+    rows = [[r.name] + row_cells(row) for r in results if r.ok for row in r.section.rows]
     print("\nSummary: every model's headline number and its scikit-learn peer", file=out)
     if rows:
         print(text_table(["section", *TABLE_COLUMNS], rows), file=out)
