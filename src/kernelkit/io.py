@@ -65,6 +65,7 @@ import os
 import re
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -560,10 +561,19 @@ def save(model: Any, path: str | os.PathLike, *, metadata: dict | None = None) -
             zf.comment = comment
             zf.writestr(MANIFEST, raw)
             for name, data in w.members.items():
-                zf.writestr(name, data)
+                zf.writestr(name, data, compress_type=_compression(data))
 
     atomic_write(path, write)
     return path
+
+
+def _compression(data: bytes) -> int:
+    """Deflate a member only if a sample of it compresses well (random floats do not, and
+    deflating them costs ~60 ns per byte; triangular factors and integer codes do)."""
+    sample = data[:65536]
+    if len(data) < 4096 or len(zlib.compress(sample, 1)) < 0.8 * len(sample):
+        return zipfile.ZIP_DEFLATED
+    return zipfile.ZIP_STORED
 
 
 def atomic_write(path: str | os.PathLike, write, *, mode: str = "wb") -> Path:
