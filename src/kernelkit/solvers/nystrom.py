@@ -23,12 +23,25 @@ import warnings
 
 import numpy as np
 from scipy.linalg import solve_triangular
+from threadpoolctl import threadpool_limits
 
 from .._result import Result
 from ..exceptions import JitterWarning
 from ..linalg import jitter_cholesky, pcg
 
 __all__ = ["FalkonPreconditioner", "solve_falkon"]
+
+
+def _cholesky(A: np.ndarray, what: str):
+    """Lower factor of A in place, one BLAS thread, jitter warnings silenced.
+
+    Jitter here only degrades the preconditioner; the system (1) stays exact. LAPACK potrf
+    syncs its threads at every panel: on a busy machine one thread is several times faster
+    than two, and O(M^3 / 3) is small next to the passes over the data.
+    """
+    with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
+        warnings.simplefilter("ignore", JitterWarning)
+        return jitter_cholesky(A, overwrite_a=True, what=what)
 
 
 class FalkonPreconditioner:
@@ -70,16 +83,11 @@ class FalkonPreconditioner:
         self.dtype = kmm.dtype
         F = np.array(kmm, dtype=np.float64, order="C")
         F[np.diag_indices(M)] += eps * M
-        with warnings.catch_warnings():
-            # jitter here only degrades the preconditioner; the system (1) stays exact
-            warnings.simplefilter("ignore", JitterWarning)
-            # T = chol(K_MM + eps M I), T upper = L^T
-            self.L_T, jit_t = jitter_cholesky(F, overwrite_a=True, what="center kernel matrix")
-            # A = chol(T T^T / M + lambda I) with T T^T = L^T L
-            G = self.L_T.T @ self.L_T
-            G /= M
-            G[np.diag_indices(M)] += self.penalty
-            self.L_A, jit_a = jitter_cholesky(G, overwrite_a=True, what="Falkon matrix A")
+        self.L_T, jit_t = _cholesky(F, "center kernel matrix")  # T = chol(K_MM + eps M I)
+        G = self.L_T.T @ self.L_T  # T T^T = L^T L  (T = L^T upper)
+        G /= M
+        G[np.diag_indices(M)] += self.penalty
+        self.L_A, jit_a = _cholesky(G, "Falkon matrix A")  # A = chol(T T^T / M + lambda I)
         self.jitter = (eps * M + jit_t, jit_a)
 
     @property
