@@ -339,7 +339,7 @@ def test_object_array_member_never_unpickled(saved, tmp_path):
     raw = buf.getvalue()
     man = _manifest(saved)
     member = sorted(man["arrays"])[0]
-    man["arrays"][member] = {"sha256": hashlib.sha256(raw).hexdigest(), "dtype": "|O",
+    man["arrays"][member] = {"sha256": hashlib.sha256(raw).hexdigest(), "dtype": "<f8",
                              "shape": [1]}
     text = json.dumps(man).encode()
     comment = b"kernelkit-model manifest-sha256=" + hashlib.sha256(text).hexdigest().encode()
@@ -389,3 +389,13 @@ def test_parse_spec_round_trips(text):
 def test_parse_spec_rejects_code(text, match):
     with pytest.raises(ValueError, match=match):
         parse_spec(text)
+
+
+def test_member_larger_than_declared_is_refused(saved, tmp_path):
+    man = _manifest(saved)
+    member = sorted(man["arrays"])[0]
+    big = b"\x00" * (1 << 20)  # e.g. a decompression bomb behind a small declared array
+
+    bad = _rewrite(saved, tmp_path / "bad.kkm", change={member: lambda _: big})
+    with pytest.raises(FormatError, match="larger than its declared array"):
+        load(bad)

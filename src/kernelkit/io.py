@@ -100,6 +100,8 @@ SKLEARN_ALLOWED = frozenset(
     }
 )
 _SKLEARN_GP_KERNELS = "sklearn.gaussian_process.kernels"
+_NPY_HEADER_MAX = 1 << 16  # bytes of .npy header allowed beyond the array data
+_MANIFEST_MAX = 1 << 28
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 
 
@@ -192,6 +194,7 @@ class _Writer:
         self.members: dict[str, bytes] = {}
         self.arrays: dict[str, dict] = {}
         self._by_id: dict[int, str] = {}
+        self._keep: list[np.ndarray] = []  # keeps ids in _by_id from being reused
         self._active: set[int] = set()
 
     def array(self, a: np.ndarray, path: str) -> dict:
@@ -225,6 +228,7 @@ class _Writer:
             "shape": list(data.shape),
         }
         self._by_id[key] = name
+        self._keep.append(a)
         out["member"] = name
         return out
 
@@ -356,8 +360,14 @@ class _Reader:
             return self._loaded[name]
         if not isinstance(name, str) or name not in self.arrays:
             raise FormatError(f"The object tree refers to an unlisted array member {name!r}.")
-        raw = self.zf.read(name)
         info = self.arrays[name]
+        try:  # refuse a member far larger than its declared array (a decompression bomb)
+            n_bytes = int(np.prod(info["shape"])) * _safe_dtype(info["dtype"]).itemsize
+        except (KeyError, TypeError, ValueError):
+            raise FormatError(f"Member {name} has no valid dtype/shape in the manifest.") from None
+        if self.zf.getinfo(name).file_size > n_bytes + _NPY_HEADER_MAX:
+            raise FormatError(f"Member {name} is larger than its declared array (altered).")
+        raw = self.zf.read(name)
         if hashlib.sha256(raw).hexdigest() != info.get("sha256"):
             raise FormatError(f"Member {name} was altered or corrupted (SHA-256 mismatch).")
         try:
@@ -626,6 +636,8 @@ def _check_manifest(zf: zipfile.ZipFile, path) -> dict:
     names = zf.namelist()
     if MANIFEST not in names:
         raise FormatError(f"{path} is a ZIP archive but not a kernelkit model (no {MANIFEST}).")
+    if zf.getinfo(MANIFEST).file_size > _MANIFEST_MAX:
+        raise FormatError(f"{path}: {MANIFEST} is implausibly large (altered or not ours).")
     raw = _read_member(zf, MANIFEST, path)
     try:
         manifest = json.loads(raw.decode("utf-8"))
