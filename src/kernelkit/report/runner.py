@@ -28,6 +28,8 @@ __all__ = ["run_demo", "discover_sections", "SectionResult", "DemoResult"]
 
 SECTIONS_PACKAGE = "kernelkit.report.sections"
 ROW_KEYS = ("model", "data", "metric", "ours", "peer")
+DEMO_BUDGET_S = {True: 60.0, False: 600.0}  # targets: quick < 1 min, full < 10 min
+SECTION_BUDGET_S = {True: 10.0, False: 60.0}
 TABLE_COLUMNS = ("model", "data", "metric", "ours", "peer", "ours s", "peer s", "time ratio")
 
 
@@ -223,7 +225,7 @@ def _run_one(name: str, order: int, title: str, quick: bool, seed: int, out: Tex
     return res
 
 
-def _print_section(res: SectionResult, out: TextIO) -> None:
+def _print_section(res: SectionResult, out: TextIO, quick: bool) -> None:
     if not res.ok:
         print(f"      FAILED after {res.seconds:.1f}s: {res.error}", file=out, flush=True)
         return
@@ -241,6 +243,10 @@ def _print_section(res: SectionResult, out: TextIO) -> None:
         print(f"      ... and {len(res.warnings) - 5} more warnings (see the report)", file=out)
     print(f"      done in {res.seconds:.1f}s ({len(res.figures_png)} figures)", file=out,
           flush=True)
+    budget = SECTION_BUDGET_S[quick]
+    if res.seconds > budget:
+        print(f"      note: over the {budget:.0f} s a {'quick' if quick else 'full'} section "
+              "should take", file=out, flush=True)
 
 
 def run_demo(
@@ -301,7 +307,7 @@ def run_demo(
     for i, (order, name, title) in enumerate(found, 1):
         print(f"[{i}/{len(found)}] {title} ({name})", file=out, flush=True)
         res = _run_one(name, order, title, quick, random_state, out, debug)
-        _print_section(res, out)
+        _print_section(res, out, quick)
         results.append(res)
     seconds = time.perf_counter() - start
     result = DemoResult(sections=results, html_path=None, seconds=seconds, quick=quick)
@@ -315,4 +321,7 @@ def run_demo(
     status = "all sections ok" if result.ok else f"{len(result.failed)} section(s) FAILED"
     print(f"\nreport: {result.html_path} ({len(results)} sections, {status}) "
           f"in {seconds:.1f}s", file=out, flush=True)
+    if seconds > DEMO_BUDGET_S[quick]:
+        print(f"note: the {mode} demo took {seconds:.0f} s; its target is under "
+              f"{DEMO_BUDGET_S[quick]:.0f} s", file=out, flush=True)
     return result
