@@ -13,6 +13,11 @@ the states dU touches; A is stored transposed so that those are contiguous rows)
 input kernel matrix is cached when it fits in ``cache_size`` MiB, its rows are recomputed
 otherwise, and for the linear kernel (or a FeatureMap) the explicit weights W = Phi^T U
 are kept instead. Nothing loops over (example, output) pairs.
+
+Updates of A are deferred: up to ``_MAX_PENDING`` changed rows are queued, a block's
+scores are the stored ones plus K[rows, queued] dU_queued (a small product), and the
+queue is applied in one matrix product A^T += dU_q^T K[queued, :] (compute-bound instead
+of one memory-bound pass over A per update).
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from ..linalg import KernelOperator
 
 __all__ = ["UnaryField", "unary_scores"]
 
+_MAX_PENDING = 1024
+
 
 class UnaryField:
     """Unary coefficients ``U`` (N, S) on the training parts and their scores ``K U``."""
@@ -34,6 +41,9 @@ class UnaryField:
         N = len(parts)
         self.U = np.zeros((N, n_states))
         self._rows_key = None
+        self._n_pend = 0
+        self._pend_rows = np.zeros(_MAX_PENDING, dtype=np.int64)
+        self._pend_dU = np.zeros((_MAX_PENDING, n_states))
         if isinstance(kernel, Linear | FeatureMap):
             self.mode = "explicit"
             Phi = parts if isinstance(kernel, Linear) else kernel.features(parts)
@@ -64,11 +74,18 @@ class UnaryField:
         """(K U)[a:b] for the parts of one example."""
         if self.mode == "explicit":
             return self.Phi[a:b] @ self.W
-        return self.AT[:, a:b].T
+        G = self.AT[:, a:b].T
+        p = self._n_pend
+        if p:  # + K[a:b, queued] dU_queued
+            G = G + self._rows(a, b)[:, self._pend_rows[:p]] @ self._pend_dU[:p]
+        return G
 
     def all_scores(self) -> np.ndarray:
         """K U for every training part."""
-        return self.Phi @ self.W if self.mode == "explicit" else self.AT.T
+        if self.mode == "explicit":
+            return self.Phi @ self.W
+        self.flush()
+        return self.AT.T
 
     def gram(self, a: int, b: int) -> np.ndarray:
         """K[a:b, a:b], the input kernel among one example's parts."""
@@ -81,6 +98,7 @@ class UnaryField:
         """||w_unary||^2 = tr(U^T K U L)."""
         if self.mode == "explicit":
             return float(np.sum((self.W @ L) * self.W))
+        self.flush()
         return float(np.sum(self.U * (self.AT.T @ L)))
 
     # ---------------------------------------------------------------- updates
@@ -90,12 +108,30 @@ class UnaryField:
         if self.mode == "explicit":
             self.W += self.Phi[a:b].T @ dU
             return
-        # only the states that dU touches: A^T[cols] += dU[:, cols]^T K[a:b, :]
-        cols = np.flatnonzero(np.any(dU != 0.0, axis=0))
-        if len(cols) == len(dU[0]):
-            self.AT += dU.T @ self._rows(a, b)
-        elif len(cols):
-            self.AT[cols] += dU[:, cols].T @ self._rows(a, b)
+        T, p = b - a, self._n_pend
+        if p + T > len(self._pend_rows):
+            self.flush()
+            p = 0
+            if T > len(self._pend_rows):
+                self._pend_rows = np.zeros(T, dtype=np.int64)
+                self._pend_dU = np.zeros((T, self.U.shape[1]))
+        self._pend_rows[p:p + T] = np.arange(a, b)
+        self._pend_dU[p:p + T] = dU
+        self._n_pend = p + T
+
+    def flush(self) -> None:
+        """Apply the queued updates: A^T += dU_q^T K[queued, :]."""
+        p = self._n_pend
+        if not p:
+            return
+        rows = self._pend_rows[:p]
+        if self.mode == "cached":
+            R = self.K[rows]
+        else:
+            R = np.asarray(self.kernel._compute(self.parts[rows], self.parts), dtype=np.float64)
+            R[np.arange(p), rows] = self.diag[rows]
+        self.AT += self._pend_dU[:p].T @ R
+        self._n_pend = 0
 
     def kernel_times(self, a: int, b: int, M: np.ndarray) -> np.ndarray:
         """K[:, a:b] @ M for a (b - a, S) matrix M: the scores of a change of U[a:b]."""
@@ -106,6 +142,7 @@ class UnaryField:
     def set_coef(self, U: np.ndarray) -> None:
         """Replace U and recompute the scores A = K U (blockwise when K is not cached)."""
         self.U = np.array(U, dtype=np.float64)
+        self._n_pend = 0
         if self.mode == "explicit":
             self.W = self.Phi.T @ self.U
         elif self.mode == "cached":
@@ -115,10 +152,13 @@ class UnaryField:
 
     def get_state(self) -> list[np.ndarray]:
         """The arrays that define w_unary (copies): U and its scores (A, or W)."""
+        if self.mode != "explicit":
+            self.flush()
         return [self.U.copy(), (self.W if self.mode == "explicit" else self.AT).copy()]
 
     def set_state(self, state: list[np.ndarray]) -> None:
         """Restore arrays from :meth:`get_state` (no copy)."""
+        self._n_pend = 0
         self.U = state[0]
         if self.mode == "explicit":
             self.W = state[1]

@@ -80,10 +80,10 @@ def solve_bcfw(st: DualState, *, max_iter: int, tol: float, rng, verbose=0) -> R
     n = len(st.offsets) - 1
     history, converged = [], False
     primal = dual = np.nan
-    avg = None
+    avg = current = None
     with progress_bar(verbose, total=max_iter, desc="StructuredSVM (bcfw)") as bar:
         for k in range(max_iter):
-            if avg is not None:
+            if current is not None:
                 st.set_state(current)
             for i in rng.permutation(n):
                 _block_step(st, int(i))
