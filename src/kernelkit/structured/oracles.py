@@ -192,7 +192,7 @@ class HierarchyOracle(_OnePartOracle):
     --------
     >>> from kernelkit.structured import HierarchyOracle
     >>> o = HierarchyOracle([-1, 0, 0, 1, 1, 2]).fit([3, 4, 5])
-    >>> o.loss([3], [4]), o.loss([3], [5]), o.label_kernel_matrix()[3, 4]
+    >>> o.loss([3], [4]), o.loss([3], [5]), float(o.label_kernel_matrix()[3, 4])
     (2.0, 4.0, 2.0)
     """
 
@@ -341,7 +341,7 @@ class ChainOracle(Oracle):
         return out
 
     def loss(self, z_true, z) -> float:
-        return np.count_nonzero(np.asarray(z_true) != np.asarray(z)) / len(z_true)
+        return float(np.count_nonzero(np.asarray(z_true) != np.asarray(z)) / len(z_true))
 
     def loss_batch(self, Z_true, Z, offsets):
         wrong = np.add.reduceat((Z_true != Z).astype(np.float64), offsets[:-1])

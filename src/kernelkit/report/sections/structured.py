@@ -41,7 +41,7 @@ def run(ctx: DemoContext) -> Section:
     from ...datasets import make_letter_words
     from ...structured import ChainOracle, StructuredSVM
 
-    n_train, n_test = (150, 100) if ctx.quick else (600, 400)
+    n_train, n_test = (150, 100) if ctx.quick else (500, 400)
     d = make_letter_words(n_train, n_test, random_state=ctx.random_state)
     data = f"letter-words {n_train}/{n_test} words"
     n_letters = sum(len(y) for y in d.Y_test)
@@ -51,7 +51,7 @@ def run(ctx: DemoContext) -> Section:
     Xl_test, yl_test = np.concatenate(d.X_test), np.concatenate(d.Y_test)
     settings = [("linear", None, 0.1, 15 if ctx.quick else 30)]
     if not ctx.quick:
-        settings.append(("rbf", 0.05, 1.0, 30))
+        settings.append(("rbf", 0.05, 1.0, 20))
     rows, histories, examples = [], {}, []
     for kernel, gamma, C, passes in settings:
         kw = {} if gamma is None else {"gamma": gamma}
