@@ -140,7 +140,10 @@ def render_html(result: DemoResult) -> str:
         f"{status} · {result.seconds:.1f} s<br>{_e(_environment())}</p>",
         "<p>A tour of every model in kernelkit on real bundled data. Each row gives the "
         "model's headline number and, where scikit-learn has the same method, the "
-        "scikit-learn peer's number on the same data, with both fit times.</p>",
+        "scikit-learn peer's number on the same data, with both times in seconds; "
+        "<em>time ratio</em> is the peer's time over ours (above 1: kernelkit is faster). "
+        "Times are wall-clock on this machine, single runs unless a section says "
+        "otherwise.</p>",
         f"<nav><ol>{toc}</ol></nav>",
         "<h2>Summary</h2>",
         _table(["section", *TABLE_COLUMNS], summary_rows, numeric_from=4)
