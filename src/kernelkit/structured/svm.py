@@ -41,9 +41,15 @@ class StructuredSVM(JointKernelModel):
     C : float, default=1.0
         Weight of the summed structured hinge losses.
     solver : {"bcfw", "cutting_plane"}, default="bcfw"
-        Block-coordinate Frank-Wolfe with exact line search (Lacoste-Julien et al. 2013), or
-        n-slack cutting planes with an exact working-set re-solve per example (converges
-        to high accuracy faster on small problems).
+        ``"bcfw"``: block-coordinate Frank-Wolfe with exact line search (Lacoste-Julien et
+        al. 2013), one loss-augmented inference per example and step, O(1/t) convergence;
+        the solution is the weighted average of the pass iterates (rho_k = 2/(k+2)).
+        Memory beyond the kernel cache: the working set's alphas only.
+        ``"cutting_plane"``: n-slack cutting planes; each iteration adds every example's
+        most violated output (when it beats the example's slack) and re-solves the dual
+        over the whole working set in numba. Converges to high accuracy in few iterations
+        on small and medium problems; the working set's Gram matrix must fit in
+        ``cache_size``.
     max_iter : int, default=100
         Maximum passes over the training examples.
     tol : float, default=1e-3
