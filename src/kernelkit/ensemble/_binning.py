@@ -8,7 +8,8 @@ round reads each feature as one contiguous byte stream.
   value, the edges are the midpoints between consecutive distinct values, so every threshold
   a brute-force search over the raw values could use is available.
 * A feature with more distinct values gets **quantile** bins: edges at the midpoints between
-  the order statistics of rank ``⌊k·m/max_bins⌋`` (k = 1..max_bins−1), duplicates removed,
+  the order statistic v_k of rank ``⌊k·m/max_bins⌋`` (k = 1..max_bins−1) and the next larger
+  value (so heavy ties cannot hide a cut), duplicates removed,
   of the column or, when n > 20,000, of the deterministic subsample of every ⌈n/20,000⌉-th
   row (m its size). Split search is then exact over those candidate thresholds only.
   (With a subsample, a feature is still binned exactly whenever its full column has
@@ -53,15 +54,14 @@ def _edges_one(col_sorted, max_bins, out):
                 out[m] = mid
                 m += 1
     else:
-        # quantile cut points, duplicates removed
+        # quantile cut points: the edge after the value at rank ⌊k·n/max_bins⌋ (the next
+        # larger value, so ties never hide a cut), duplicates removed
         for k in range(1, max_bins):
-            idx = (k * n) // max_bins
-            if idx < 1:
-                idx = 1
-            a = col_sorted[idx - 1]
-            b = col_sorted[idx]
-            if b == a:
-                continue
+            a = col_sorted[(k * n) // max_bins]
+            p = np.searchsorted(col_sorted, a, side="right")
+            if p >= n:
+                break
+            b = col_sorted[p]
             mid = a + (b - a) / 2.0
             if mid <= a or mid > b:
                 mid = b
@@ -87,36 +87,55 @@ def _codes_all(XT, edges, n_edges, codes):
         _codes_one(XT[j], edges[j, :n_edges[j]], codes[j])
 
 
+@njit(cache=True)
+def _try_exact(col, sample, max_bins, edges_j, codes_j):  # pragma: no cover - numba
+    """Exact bins from the distinct values of ``sample`` if they cover every value of col.
+
+    Returns the number of edges, or −1 (sample has > max_bins values or misses one).
+    """
+    s = np.sort(sample)
+    m, exact = _edges_one(s, max_bins, edges_j)
+    if not exact:
+        return -1
+    vals = np.empty(m + 1)
+    vals[0] = s[0]
+    k = 1
+    for i in range(1, s.shape[0]):
+        if s[i] != s[i - 1]:
+            vals[k] = s[i]
+            k += 1
+    e = edges_j[:m]
+    for i in range(col.shape[0]):
+        c = np.searchsorted(e, col[i], side="right")
+        if vals[c] != col[i]:
+            return -1
+        codes_j[i] = c
+    return m
+
+
+PROBE = 2048
+
+
 @twin
 def _bin_all(XT, max_bins, edges, n_edges, codes, subsample):
     d, n = XT.shape
     stride = (n + subsample - 1) // subsample
+    probe = max(1, n // PROBE)
     for j in prange(d):
         col = XT[j]
-        done = False
-        if stride > 1:
+        # 1. few distinct values? a probe of ~2048 rows finds them (checked on every row)
+        m = _try_exact(col, col[::probe], max_bins, edges[j], codes[j]) if probe > 1 else -1
+        if m < 0:
+            # 2. bins from the column, or from its subsample of ≤ 20,000 rows
             s = np.sort(col[::stride])
             m, exact = _edges_one(s, max_bins, edges[j])
-            _codes_one(col, edges[j, :m], codes[j])
-            if not exact:  # quantile bins of the subsample
-                done = True
-            else:  # exact only if every value of the column is one of the subsample's
-                vals = np.empty(m + 1)
-                vals[0] = s[0]
-                k = 1
-                for i in range(1, s.shape[0]):
-                    if s[i] != s[i - 1]:
-                        vals[k] = s[i]
-                        k += 1
-                done = True
-                for i in range(n):
-                    if vals[codes[j, i]] != col[i]:
-                        done = False
-                        break
-        if not done:
-            s = np.sort(col)
-            m, exact = _edges_one(s, max_bins, edges[j])
-            _codes_one(col, edges[j, :m], codes[j])
+            if exact and stride > 1:  # exact only if the subsample saw every value
+                m = _try_exact(col, col, max_bins, edges[j], codes[j])
+                if m < 0:  # it did not, and there are > max_bins: full-column quantiles
+                    m, exact = _edges_one(np.sort(col), max_bins, edges[j])
+                    _codes_one(col, edges[j, :m], codes[j])
+            else:
+                _codes_one(col, edges[j, :m], codes[j])
         n_edges[j] = m
 
 

@@ -275,15 +275,8 @@ def weighted_error(w, pred, y):  # pragma: no cover - numba
 
 
 @njit(cache=True)
-def boost_update(log_d, pred, y, alpha, G, top, gtop, d1, w):  # pragma: no cover - numba
-    """One round's bookkeeping, in place; returns (log Z_t, training error of F_t).
-
-    log D_{t+1} = log D_t + α(1[h ≠ y] − ½) − log Z_t with Z_t = Σᵢ D_t(i) e^{α(1[h≠y] − ½)}
-    by log-sum-exp (nothing under- or overflows), and D_{t+1} = exp(log D_{t+1}) into ``w``.
-    Votes G[k, i] += α·1[h(xᵢ) = k] (class-major: a round touches few rows, sequentially),
-    ``top[i]`` = argmax_k G[k, i] (ties → the first class) and ``gtop[i]`` = its vote, kept
-    up to date in O(1) since α > 0; the training error is Σᵢ D₁(i)·1[top[i] ≠ yᵢ].
-    """
+def _votes_and_log_weights(log_d, pred, y, alpha, G, top, gtop, d1):  # pragma: no cover
+    """log D += α(1[h ≠ y] − ½) (unnormalized); votes; training error; returns (max, error)."""
     n = log_d.shape[0]
     mx = -np.inf
     err = 0.0
@@ -302,12 +295,24 @@ def boost_update(log_d, pred, y, alpha, G, top, gtop, d1, w):  # pragma: no cove
             gtop[i] = g
         if top[i] != y[i]:
             err += d1[i]
-    s = 0.0
-    for i in range(n):
-        w[i] = np.exp(log_d[i] - mx)
-        s += w[i]
-    log_z = mx + np.log(s)
-    for i in range(n):
-        log_d[i] -= log_z
-        w[i] /= s
-    return log_z, err
+    return mx, err
+
+
+def boost_update(log_d, pred, y, alpha, G, top, gtop, d1, w):
+    """One round's bookkeeping, in place; returns (log Z_t, training error of F_t).
+
+    log D_{t+1} = log D_t + α(1[h ≠ y] − ½) − log Z_t with Z_t = Σᵢ D_t(i) e^{α(1[h≠y] − ½)}
+    by log-sum-exp (nothing under- or overflows), and D_{t+1} = exp(log D_{t+1}) into ``w``.
+    Votes G[k, i] += α·1[h(xᵢ) = k] (class-major: a round touches few rows, sequentially),
+    ``top[i]`` = argmax_k G[k, i] (ties → the first class) and ``gtop[i]`` = its vote, kept
+    up to date in O(1) since α > 0; the training error is Σᵢ D₁(i)·1[top[i] ≠ yᵢ].
+    The exponentials run in NumPy (SIMD), the per-sample logic in numba.
+    """
+    mx, err = _votes_and_log_weights(log_d, pred, y, alpha, G, top, gtop, d1)
+    np.subtract(log_d, mx, out=w)
+    np.exp(w, out=w)
+    s = float(w.sum())
+    log_z = mx + np.log(s)  # log Z_t = log Σ exp(log D_t + u) (log D_t normalized)
+    log_d -= log_z
+    w /= s
+    return float(log_z), float(err)
