@@ -399,3 +399,22 @@ def test_member_larger_than_declared_is_refused(saved, tmp_path):
     bad = _rewrite(saved, tmp_path / "bad.kkm", change={member: lambda _: big})
     with pytest.raises(FormatError, match="larger than its declared array"):
         load(bad)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("name", ["StructuredSVM", "StructuredPerceptron"])
+def test_structured_estimators_round_trip(tmp_path, name):
+    """The structured estimators live outside kernelkit.__all__; they round-trip too."""
+    structured = pytest.importorskip("kernelkit.structured")
+    try:
+        cls, oracle = getattr(structured, name), structured.ChainOracle(2)
+    except (ImportError, AttributeError):
+        pytest.skip(f"{name} is not built yet")
+    rng = np.random.default_rng(0)
+    Y = [rng.integers(0, 2, size=5) for _ in range(15)]
+    X = [np.c_[y + 0.3 * rng.normal(size=5)] for y in Y]
+    limit = {"max_iter": 5} if name == "StructuredSVM" else {"max_epochs": 3}
+    model = cls(oracle, kernel="rbf", random_state=0, **limit).fit(X, Y)
+    model2 = load(save(model, tmp_path / "s.kkm"))
+    for a, b in zip(model.predict(X), model2.predict(X)):
+        np.testing.assert_array_equal(a, b)
