@@ -295,3 +295,24 @@ def test_demo_quick_writes_report(tmp_path):
     assert "all sections ok" in proc.stdout and "FAILED" not in text
     assert "data:image/png;base64," in text and "<script" not in text
     assert "Summary" in proc.stdout and "top eigenvalue" in proc.stdout
+
+
+def test_parameter_parsing_against_defaults():
+    from kernelkit.cli import CLIError, parse_params
+    from kernelkit.kernels import RBF, Sum
+
+    KernelRidge = kernelkit.KernelRidge
+    p = parse_params(KernelRidge, ["alpha=1", "degree=2", "fit_intercept=yes", "gamma=0.5",
+                                   "max_iter=None", "kernel=laplacian"])
+    assert p == {"alpha": 1.0, "degree": 2, "fit_intercept": True, "gamma": 0.5,
+                 "max_iter": None, "kernel": "laplacian"}
+    assert type(p["alpha"]) is float
+    k = parse_params(KernelRidge, ["kernel=2.0 * RBF(length_scale=[1.0, 2.0]) + White(0.1)"])
+    assert isinstance(k["kernel"], Sum) and isinstance(k["kernel"].k1.kernel, RBF)
+    for bad, msg in [("degree=2.5", "expects an integer"), ("alpha=true", "expects a number"),
+                     ("fit_intercept=2", "true or false"), ("kernel=rbff", "unknown kernel"),
+                     ("degree=RBF()", "expects an integer"), ("kernel=RBF(foo=1)", "bad arg")]:
+        with pytest.raises(CLIError, match=msg):
+            parse_params(KernelRidge, [bad])
+    with pytest.raises(CLIError, match="given twice"):
+        parse_params(KernelRidge, ["alpha=1", "alpha=2"])
