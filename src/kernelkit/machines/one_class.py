@@ -1,0 +1,220 @@
+"""OneClassSVM: the lecture notes' one-class SVM, and Schölkopf's nu-formulation.
+
+Default (``nu=None``), the notes' formulation, with no offset:
+
+    min_f  (1/m) sum_i (1 - f(x_i))_+ + 1/(2C) ||f||_H^2,
+    dual   max_alpha  sum_i alpha_i - 1/2 alpha^T K alpha,   0 <= alpha_i <= C/m,
+
+``f = sum_i alpha_i k(x_i, .)``; it is the hinge loss with every label +1, solved by
+single-coordinate dual steps (:func:`~kernelkit.solvers.solve_dual_cd`: clip(alpha_i +
+(1 - f_i)/K_ii, 0, C/m), shrinking, duality-gap stop). ``decision_function(x) = f(x) - 1``:
+points with ``f(x) >= 1`` are inliers.
+
+With ``nu`` set, Schölkopf et al.'s nu-one-class SVM in libsvm's scaling (that of
+scikit-learn's OneClassSVM, so ours is a drop-in):
+
+    min_alpha  1/2 alpha^T K alpha   s.t.  0 <= alpha_i <= 1,  sum_i alpha_i = nu m,
+
+(Schölkopf's problem with ``sum = 1``, ``alpha_i <= 1/(nu m)``, multiplied by ``nu m``),
+solved by SMO (:func:`~kernelkit.solvers.solve_smo`), with offset ``rho`` from its KKT
+conditions: ``score_samples(x) = sum_i alpha_i k(x_i, x)``, ``decision_function =
+score_samples - rho``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, OutlierMixin, clone
+
+from .._validation import (
+    FLOAT_DTYPES,
+    check_in_range,
+    check_is_fitted,
+    check_positive,
+    check_sample_weight,
+    validate_data,
+)
+from ..kernels import Precomputed, resolve_kernel
+from ..linalg import KernelOperator
+from .multiclass import _scale_gamma
+
+__all__ = ["OneClassSVM"]
+
+
+class OneClassSVM(OutlierMixin, BaseEstimator):
+    """One-class SVM: the notes' hinge formulation by default, Schölkopf's with ``nu``.
+
+    Parameters
+    ----------
+    kernel : str, Kernel or callable, default="rbf"
+        As in :func:`~kernelkit.kernels.resolve_kernel` (``"precomputed"`` accepted).
+    C : float, default=1.0
+        Notes' formulation: ``(1/m) sum_i (1 - f(x_i))_+ + 1/(2C) ||f||^2``; the dual box
+        is ``[0, C/m]`` (``[0, C w_i / sum w]`` with ``sample_weight``). Unused when ``nu``
+        is set. As ``f(x) <= sum_i alpha_i <= C`` for a kernel bounded by 1 (RBF), ``C <= 1`` makes
+        every point an outlier; larger C gives a larger inlier region.
+    nu : float in (0, 1], optional
+        Use the nu-formulation (scikit-learn's OneClassSVM): an upper bound on the fraction
+        of training outliers and a lower bound on the fraction of support vectors.
+    gamma : {"scale", "auto"} or float, default="scale"
+        ``"scale"``: ``1 / (n_features X.var())``, as scikit-learn.
+    degree : int, default=3
+    coef0 : float, default=0.0
+    kernel_params : dict, optional
+    tol : float, default=1e-3
+        Notes' formulation: relative duality gap; nu: libsvm's KKT-violation tolerance.
+    max_iter : int, optional
+        Epochs (notes' formulation, default 1000) or SMO steps (nu, default libsvm-like).
+    shrinking : bool, default=True
+    random_state : int, RandomState or None, default=None
+        Order of the coordinate steps (notes' formulation).
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (1, n_SV)
+    support_ : ndarray of shape (n_SV,)
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+    n_support_ : ndarray of shape (1,)
+    intercept_ : ndarray of shape (1,)
+        ``-offset_``.
+    offset_ : ndarray of shape (1,)
+        ``rho`` (nu) or ``1`` (notes): ``decision_function = score_samples - offset_``.
+    dual_objective_ : float
+        Notes: ``sum alpha - 1/2 alpha^T K alpha``; nu: ``1/2 alpha^T K alpha`` (minimised).
+    duality_gap_ : float
+    n_iter_ : int
+    kernel_ : Kernel
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit import OneClassSVM
+    >>> X = np.random.default_rng(0).normal(size=(200, 2))
+    >>> oc = OneClassSVM(nu=0.1, gamma=0.5).fit(X)
+    >>> bool(0.05 <= np.mean(oc.predict(X) == -1) <= 0.15)
+    True
+    >>> OneClassSVM(C=5.0, gamma=0.5).fit(X).predict([[0.0, 0.0], [6.0, 6.0]]).tolist()
+    [1, -1]
+    """
+
+    # the notes' formulation needs C > 1 for any inlier (f <= sum alpha <= C when k <= 1);
+    # fixed gamma: "scale" reads the unweighted X.var(), so duplicated rows change it
+    _test_params = [dict(C=20.0, gamma=0.5, tol=1e-10), dict(nu=0.5, gamma=0.5, tol=1e-8)]
+
+    def __init__(self, kernel="rbf", C: float = 1.0, nu: float | None = None, *,
+                 gamma="scale", degree: int = 3, coef0: float = 0.0,
+                 kernel_params: dict | None = None, tol: float = 1e-3,
+                 max_iter: int | None = None, shrinking: bool = True, random_state=None):
+        self.kernel = kernel
+        self.C = C
+        self.nu = nu
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.tol = tol
+        self.max_iter = max_iter
+        self.shrinking = shrinking
+        self.random_state = random_state
+
+    _expected_failed_checks = {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "as scikit-learn's OneClassSVM: fits with weights and with repeated rows agree "
+            "to ~1e-8, so margin points (decision ~ 0, many in this check) flip sign"),
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed" or isinstance(
+            self.kernel, Precomputed)
+        return tags
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit on the (unlabelled) rows of X; ``y`` is ignored.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        y : ignored
+        sample_weight : array of shape (n_samples,), optional
+            Multiplies each point's box bound (``C/m`` in the notes' formulation, ``1`` for
+            nu, whose equality then reads ``sum alpha = nu sum w`` as in scikit-learn).
+
+        Returns
+        -------
+        self
+        """
+        from ..solvers import solve_dual_cd, solve_smo
+
+        C = check_positive(self.C, "C")
+        nu = None if self.nu is None else check_in_range(self.nu, "nu", 0.0, 1.0,
+                                                         closed="right")
+        tol = check_positive(self.tol, "tol")
+        if self.max_iter is not None and (isinstance(self.max_iter, bool) or not isinstance(
+                self.max_iter, numbers.Integral) or self.max_iter < 1):
+            raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}.")
+        X = validate_data(self, X, dtype=FLOAT_DTYPES)
+        sw = check_sample_weight(sample_weight, X)
+        if not np.any(sw > 0):
+            raise ValueError("sample_weight has no positive entry.")
+        kernel = resolve_kernel(self.kernel, gamma=_scale_gamma(self.gamma, X),
+                                degree=self.degree, coef0=self.coef0,
+                                kernel_params=self.kernel_params, n_features=X.shape[1])
+        kernel = clone(kernel) if kernel is self.kernel else kernel
+        precomputed = isinstance(kernel, Precomputed)
+        if precomputed and X.shape[0] != X.shape[1]:
+            raise ValueError(f"kernel='precomputed' needs a square Gram matrix at fit; got "
+                             f"shape {X.shape}.")
+        keep = np.flatnonzero(sw > 0)  # zero weight: the point drops out of the problem
+        m, w = len(keep), sw[keep]
+        K, Xk = (X[np.ix_(keep, keep)], None) if precomputed else (kernel, X[keep])
+        if nu is None:
+            # dual of (1/sum w) sum_i w_i (1 - f_i)_+ + ||f||^2/(2C): hinge with y = +1,
+            # box [0, C w_i / sum w]  (C/m for unit weights)
+            res = solve_dual_cd(K, np.ones(m), "hinge", C * w / w.sum(), X=Xk, tol=tol,
+                                max_iter=self.max_iter or 1000, shrinking=self.shrinking,
+                                random_state=self.random_state)
+            alpha, rho = res.coef, 1.0
+            self.dual_objective_ = float(res.info["dual"])
+        else:
+            # libsvm's start: sum alpha = nu sum w, filled greedily up to each bound w_i
+            total = nu * w.sum()
+            alpha0 = np.minimum(w, np.maximum(total - np.concatenate(([0.0], np.cumsum(
+                w)[:-1])), 0.0))
+            res = solve_smo(K, np.zeros(m), lower=0.0, upper=w, alpha0=alpha0, X=Xk,
+                            tol=tol, max_iter=self.max_iter, shrinking=self.shrinking)
+            alpha, rho = res.info["dual_coef"], float(res.info["rho"])
+            self.dual_objective_ = float(res.info["objective"])
+        nz = np.flatnonzero(alpha > 0)
+        support = keep[nz]
+        self.kernel_ = kernel
+        self.support_ = support
+        self.dual_coef_ = alpha[nz][None, :]
+        self.support_vectors_ = np.empty((len(support), 0)) if precomputed else X[support]
+        self.n_support_ = np.array([len(support)], dtype=np.int32)
+        self.intercept_ = np.array([-rho])
+        self.offset_ = -self.intercept_  # shape (1,), as scikit-learn's
+        self.duality_gap_ = float(res.info["gap"])
+        self.n_iter_ = int(res.n_iter)
+        return self
+
+    def score_samples(self, X) -> np.ndarray:
+        """``f(x) = sum_i alpha_i k(x_i, x)`` (unshifted)."""
+        check_is_fitted(self, "dual_coef_")
+        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
+        a = self.dual_coef_[0]
+        if isinstance(self.kernel_, Precomputed):
+            return X[:, self.support_] @ a
+        if len(self.support_) == 0:
+            return np.zeros(X.shape[0])
+        return KernelOperator(self.kernel_, X, self.support_vectors_) @ a
+
+    def decision_function(self, X) -> np.ndarray:
+        """``score_samples(x) - offset_``: positive for inliers."""
+        return self.score_samples(X) - self.offset_
+
+    def predict(self, X) -> np.ndarray:
+        """+1 for inliers (``decision_function >= 0``), -1 for outliers."""
+        return np.where(self.decision_function(X) >= 0, 1, -1)
