@@ -192,16 +192,10 @@ class DecisionStump(_BaseWeak):
     def _boost_fit(self, ctx, w):
         B: Binned = ctx.binned
         K = len(ctx.classes)
-        if self.criterion != "error":  # impurity split (the tree's root search)
-            node = np.zeros(w.shape[0], np.int64)
-            hist = ctx.run(nb.tree_level_histograms, B.codes, ctx.y_idx, w, node, 1,
-                           int(B.n_bins.max()), K, work=B.codes.size)[0]
-            feat, bins, _ = ctx.run(nb.tree_best_splits, hist[None], B.n_bins,
-                                    _CRITERIA[self.criterion], work=hist.size)
-            j, b = (int(feat[0]), int(bins[0])) if feat[0] >= 0 else (0, 0)
-            L, R = hist[j, :b].sum(axis=0), hist[j, b:].sum(axis=0)
-            left, right = int(np.argmax(L)), int(np.argmax(R))
-            err = float(w.sum() - L[left] - R[right])
+        if self.criterion != "error":  # minimum weighted impurity, majority leaves
+            j, b, left, right, err = ctx.run(nb.best_stump_impurity, B.codes, B.n_bins,
+                                             ctx.y_idx, w, K, _CRITERIA[self.criterion],
+                                             work=B.codes.size)
         elif K == 2:
             j, b, pol, err = ctx.run(nb.best_stump_binary, B.codes, B.n_bins, w, ctx.y_pm,
                                        work=B.codes.size)
