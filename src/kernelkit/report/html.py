@@ -149,6 +149,9 @@ def render_html(result: DemoResult) -> str:
         _table(["section", *TABLE_COLUMNS], summary_rows, numeric_from=4)
         if summary_rows else "<p>No rows.</p>",
     ]
+    if result.not_in_tour:
+        body.append(f"<p>Public estimators not in the tour yet (no section names them): "
+                    f"{_e(', '.join(result.not_in_tour))}.</p>")
     body += [_section(r) for r in result.sections]
     body.append("</body></html>\n")
     return "\n".join(body)
