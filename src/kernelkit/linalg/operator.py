@@ -17,10 +17,25 @@ from ..kernels._distances import row_norms_sq
 
 __all__ = ["KernelOperator", "block_rows"]
 
+# products with fewer kernel entries than this run on the calling thread
+PARALLEL_MIN_ENTRIES = 200_000
+
 
 def _is_dask_array(X) -> bool:
     """Whether ``X`` is a dask array, without importing dask."""
     return type(X).__module__.startswith("dask.") and hasattr(X, "chunks") and hasattr(X, "dask")
+
+
+def _controller():
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def _blas_threads() -> int:
+    """The number of BLAS threads currently allowed (1 if unknown)."""
+    info = [lib["num_threads"] for lib in _controller().info() if lib["user_api"] == "blas"]
+    return max(1, min(info)) if info else 1
 
 
 def _rbf_augmented(kernel: RBF, Y: np.ndarray) -> np.ndarray:
@@ -117,24 +132,63 @@ class KernelOperator:
     def _rows(self) -> int:
         return block_rows(self.shape[1], np.dtype(self.dtype).itemsize, self.working_memory)
 
+    def _slices(self, min_blocks: int = 1) -> list[slice]:
+        n, step = self.shape[0], self._rows()
+        step = max(1, min(step, -(-n // min_blocks)))
+        return [slice(start, min(start + step, n)) for start in range(0, n, step)]
+
+    def _block(self, sl: slice, diag: np.ndarray | None) -> np.ndarray:
+        """``K[sl, :]``; ``diag`` is ``kernel.diag(X)`` for a blocked symmetric operator."""
+        if self.symmetric and sl.stop - sl.start == self.shape[0]:
+            return self.kernel._compute(self.X, None)
+        Kb = (self.kernel._compute(self.X[sl], self.Y) if self.symmetric
+              else self._cross(self.X[sl]))
+        if diag is not None:
+            # diagonal of K(X, X) is kernel.diag (e.g. White noise), not K(x_i, x_i) cross
+            idx = np.arange(sl.start, sl.stop)
+            Kb[idx - sl.start, idx] = diag[sl]
+        return Kb
+
+    def _diag_for_blocks(self, slices) -> np.ndarray | None:
+        return self.kernel.diag(self.X) if self.symmetric and len(slices) > 1 else None
+
     def blocks(self) -> Iterator[tuple[slice, np.ndarray]]:
         """Yield ``(rows, K[rows, :])`` blocks, each within working memory."""
-        n = self.shape[0]
-        step = self._rows()
-        diag = self.kernel.diag(self.X) if self.symmetric and step < n else None
-        for start in range(0, n, step):
-            sl = slice(start, min(start + step, n))
-            if self.symmetric and step >= n:
-                yield sl, self.kernel._compute(self.X, None)
-                continue
-            Kb = (self.kernel._compute(self.X[sl], self.Y) if self.symmetric
-                  else self._cross(self.X[sl]))
-            if diag is not None:
-                # diagonal of K(X, X) is kernel.diag (e.g. White noise), not K(x_i, x_i) cross
-                idx = np.arange(sl.start, sl.stop)
-                Kb[idx - sl.start, idx] = diag[sl]
+        slices = self._slices()
+        diag = self._diag_for_blocks(slices)
+        for sl in slices:
+            Kb = self._block(sl, diag)
             yield sl, Kb
             del Kb  # free this block before the next one is formed
+
+    def _map_blocks(self, fn) -> Iterator:
+        """``fn(rows, K[rows, :])`` for every row block, yielded in block order.
+
+        With several BLAS threads allowed (threadpoolctl / OMP_NUM_THREADS), blocks are
+        formed and multiplied on that many Python threads with one BLAS thread each: one
+        synchronization per block instead of one per BLAS panel (much faster on a busy
+        machine), and numpy's single-threaded exp runs in parallel. Results are combined
+        in block order, so sums do not depend on thread timing.
+        """
+        n, m = self.shape
+        # small products: one block, no threads; otherwise at least one block per thread
+        n_threads = _blas_threads() if n * m >= PARALLEL_MIN_ENTRIES and n > 1 else 1
+        slices = self._slices(min_blocks=n_threads)
+        diag = self._diag_for_blocks(slices)
+
+        def task(sl):
+            return fn(sl, self._block(sl, diag))
+
+        n_threads = min(n_threads, len(slices))
+        if n_threads <= 1:
+            for sl in slices:
+                yield task(sl)
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        with _controller().limit(limits=1, user_api="blas"), \
+                ThreadPoolExecutor(n_threads) as pool:
+            yield from pool.map(task, slices)
 
     def to_dense(self) -> np.ndarray:
         """The full matrix (only when it fits in memory)."""
@@ -156,9 +210,8 @@ class KernelOperator:
         if V.shape[0] != self.shape[1]:
             raise ValueError(f"Operator has {self.shape[1]} columns but V has {V.shape[0]} rows.")
         out = np.empty((self.shape[0],) + V.shape[1:], dtype=np.result_type(self.dtype, V))
-        for sl, Kb in self.blocks():
-            out[sl] = Kb @ V  # (K V)[rows] = K[rows, :] V
-            del Kb
+        for sl, part in self._map_blocks(lambda sl, Kb: (sl, Kb @ V)):
+            out[sl] = part  # (K V)[rows] = K[rows, :] V
         return out
 
     __matmul__ = matmul
@@ -169,21 +222,23 @@ class KernelOperator:
         if U.shape[0] != self.shape[0]:
             raise ValueError(f"Operator has {self.shape[0]} rows but U has {U.shape[0]} rows.")
         out = np.zeros((self.shape[1],) + U.shape[1:], dtype=np.result_type(self.dtype, U))
-        for sl, Kb in self.blocks():
-            out += Kb.T @ U[sl]  # K^T U = sum_b K_b^T U_b
-            del Kb
+        for part in self._map_blocks(lambda sl, Kb: Kb.T @ U[sl]):
+            out += part  # K^T U = sum_b K_b^T U_b
         return out
 
     def normal_matmul(self, V, U=None) -> np.ndarray:
         """``K.T @ (K @ V) [+ K.T @ U]`` in one pass over the row blocks."""
         V = np.asarray(V)
         out = np.zeros((self.shape[1],) + V.shape[1:], dtype=np.result_type(self.dtype, V))
-        for sl, Kb in self.blocks():
+
+        def part(sl, Kb):
             W = Kb @ V
             if U is not None:
                 W += U[sl]
-            out += Kb.T @ W
-            del Kb
+            return Kb.T @ W  # K_b^T (K_b V + U_b)
+
+        for p in self._map_blocks(part):
+            out += p
         return out
 
     @property

@@ -23,7 +23,7 @@ import warnings
 
 import numpy as np
 from scipy.linalg import solve_triangular
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from .._result import Result
 from ..exceptions import JitterWarning
@@ -33,13 +33,11 @@ __all__ = ["FalkonPreconditioner", "solve_falkon"]
 
 
 def _cholesky(A: np.ndarray, what: str):
-    """Lower factor of A in place, one BLAS thread, jitter warnings silenced.
+    """Lower factor of A in place, jitter warnings silenced.
 
-    Jitter here only degrades the preconditioner; the system (1) stays exact. LAPACK potrf
-    syncs its threads at every panel: on a busy machine one thread is several times faster
-    than two, and O(M^3 / 3) is small next to the passes over the data.
+    Jitter here only degrades the preconditioner; the system (1) stays exact.
     """
-    with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore", JitterWarning)
         return jitter_cholesky(A, overwrite_a=True, what=what)
 
@@ -81,32 +79,44 @@ class FalkonPreconditioner:
         self.penalty = float(penalty)
         self.n_samples = int(n_samples)
         self.dtype = kmm.dtype
+        # The M x M work (potrf, triangular solves) runs on one BLAS thread: these kernels
+        # sync their threads at every panel / row block, and on a busy machine that makes
+        # two threads several times slower than one. The passes over the data are not
+        # affected (they keep the caller's BLAS threads).
+        self._blas = ThreadpoolController()
         F = np.array(kmm, dtype=np.float64, order="C")
         F[np.diag_indices(M)] += eps * M
-        self.L_T, jit_t = _cholesky(F, "center kernel matrix")  # T = chol(K_MM + eps M I)
-        G = self.L_T.T @ self.L_T  # T T^T = L^T L  (T = L^T upper)
-        G /= M
-        G[np.diag_indices(M)] += self.penalty
-        self.L_A, jit_a = _cholesky(G, "Falkon matrix A")  # A = chol(T T^T / M + lambda I)
+        with self.one_thread():
+            self.L_T, jit_t = _cholesky(F, "center kernel matrix")  # T = chol(K_MM + eps M I)
+            G = self.L_T.T @ self.L_T  # T T^T = L^T L  (T = L^T upper)
+            G /= M
+            G[np.diag_indices(M)] += self.penalty
+            self.L_A, jit_a = _cholesky(G, "Falkon matrix A")  # A = chol(T T^T / M + lam I)
         self.jitter = (eps * M + jit_t, jit_a)
 
     @property
     def shape(self) -> tuple[int, int]:
         return self.L_T.shape
 
+    def one_thread(self):
+        """Context manager: one BLAS thread (for the small M x M operations)."""
+        return self._blas.limit(limits=1, user_api="blas")
+
     def apply(self, v: np.ndarray) -> np.ndarray:
         """``B v = n^-1/2 T^-1 A^-1 v`` (two triangular solves)."""
         w = np.asarray(v, dtype=np.float64)
-        w = solve_triangular(self.L_A, w, lower=True, trans="T", check_finite=False)  # A^-1 v
-        w = solve_triangular(self.L_T, w, lower=True, trans="T", check_finite=False)  # T^-1
+        with self.one_thread():
+            w = solve_triangular(self.L_A, w, lower=True, trans="T", check_finite=False)  # A^-1
+            w = solve_triangular(self.L_T, w, lower=True, trans="T", check_finite=False)  # T^-1
         w /= np.sqrt(self.n_samples)
         return self._cast_like(w, v)
 
     def apply_t(self, u: np.ndarray) -> np.ndarray:
         """``B^T u = n^-1/2 A^-T T^-T u`` (two triangular solves)."""
         w = np.asarray(u, dtype=np.float64)
-        w = solve_triangular(self.L_T, w, lower=True, check_finite=False)  # T^-T u
-        w = solve_triangular(self.L_A, w, lower=True, check_finite=False)  # A^-T
+        with self.one_thread():
+            w = solve_triangular(self.L_T, w, lower=True, check_finite=False)  # T^-T u
+            w = solve_triangular(self.L_A, w, lower=True, check_finite=False)  # A^-T
         w /= np.sqrt(self.n_samples)
         return self._cast_like(w, u)
 
@@ -184,7 +194,8 @@ def solve_falkon(
         # B^T (K_nM^T K_nM + lambda n K_MM) B beta, one pass over the rows of K_nM
         v = P.apply(beta).astype(dtype, copy=False)
         u = knm.normal_matmul(v)
-        u += lam_n * (kmm @ v)
+        with P.one_thread():
+            u += lam_n * (kmm @ v)
         return P.apply_t(u).astype(dtype, copy=False)
 
     rhs = P.apply_t(np.asarray(knm.t_matmul(y))).astype(dtype, copy=False)  # B^T K_nM^T y
