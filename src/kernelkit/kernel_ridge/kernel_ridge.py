@@ -133,7 +133,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
     solver_ : str
         The solver used.
     n_iter_ : int
-        CG iterations (0 for "cholesky").
+        CG iterations (1 for the direct "cholesky" solve).
     n_features_in_ : int
 
     Examples
@@ -218,7 +218,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         if u is not None:
             Yt = Yt - np.outer(u, u @ Yt)  # P S y
         gamma = np.empty((n, t), dtype=np.result_type(X.dtype, np.float32))
-        self.n_iter_ = 0
+        self.n_iter_ = 1
         for a in np.unique(alphas):
             cols = np.flatnonzero(alphas == a)
             if self.solver_ == "cholesky":

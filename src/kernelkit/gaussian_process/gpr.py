@@ -1,0 +1,376 @@
+"""Gaussian-process regression (Rasmussen & Williams, Algorithm 2.1) with learned hyperparameters.
+
+Posterior at test inputs X_*, with K = K(X, X) + alpha I = L L^T and a = K^-1 y:
+mean = K_* a, cov = K(X_*, X_*) - V^T V with V = L^-1 K_*^T. Hyperparameters maximize the log
+marginal likelihood by L-BFGS-B with analytic gradients (see ``_marginal_likelihood.py``).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.optimize
+from scipy.linalg import solve_triangular
+from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
+from sklearn.utils import check_random_state
+
+from .._progress import progress_bar
+from .._validation import check_is_fitted, resolve_estimator_kernel, validate_data
+from ..exceptions import ConvergenceWarning
+from ..kernels import RBF, Constant, Kernel
+from ..linalg import block_rows, cho_solve
+from ._marginal_likelihood import factorize, log_marginal_likelihood
+
+__all__ = ["GaussianProcessRegressor"]
+
+
+class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
+    """Gaussian-process regression; a drop-in for scikit-learn's estimator of the same name.
+
+    Parameters
+    ----------
+    kernel : Kernel, sklearn GP kernel or str, optional
+        Prior covariance. ``None`` means ``Constant(1.0) * RBF(1.0)`` (hyperparameters
+        learned at fit; fixed when predicting from the prior), as in scikit-learn.
+    alpha : float or ndarray of shape (n_samples,), default=1e-10
+        Added to the diagonal of K at fit: the noise variance of the observations.
+    optimizer : "fmin_l_bfgs_b", callable or None, default="fmin_l_bfgs_b"
+        L-BFGS-B on the negative log marginal likelihood with analytic gradients. A
+        callable ``optimizer(obj_func, initial_theta, bounds) -> (theta_opt, func_min)``
+        as in scikit-learn; ``None`` keeps the kernel's hyperparameters.
+    n_restarts_optimizer : int, default=0
+        Extra starts drawn log-uniformly within the bounds (``random_state``).
+    normalize_y : bool, default=False
+        Standardize the targets (mean and standard deviation) before fitting.
+    copy_X_train : bool, default=True
+    n_targets : int, optional
+        Number of targets for sampling from the prior before fit.
+    random_state : int, RandomState or None
+    verbose : int, default=0
+        Show a progress bar over the optimizer starts.
+
+    Attributes
+    ----------
+    X_train_, y_train_ : ndarray
+        Training data (``y_train_`` normalized when ``normalize_y``).
+    kernel_ : Kernel
+        The kernel with optimized hyperparameters.
+    L_ : ndarray of shape (n_samples, n_samples)
+        Lower Cholesky factor of ``K(X_train_, X_train_) + alpha I`` (plus ``jitter_``).
+    alpha_ : ndarray of shape (n_samples,) or (n_samples, n_targets)
+        ``K^-1 y_train_`` (the dual coefficients of the posterior mean).
+    log_marginal_likelihood_value_ : float
+    jitter_ : float
+        Diagonal jitter that the final factorization needed (0.0 normally).
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit import GaussianProcessRegressor
+    >>> from kernelkit.kernels import RBF, White
+    >>> X = np.linspace(0, 5, 30)[:, None]; y = np.sin(X).ravel()
+    >>> gp = GaussianProcessRegressor(RBF(1.0) + White(1e-2), random_state=0).fit(X, y)
+    >>> mean, std = gp.predict(X[:3], return_std=True)
+    >>> bool(np.all(std >= 0))
+    True
+    """
+
+    def __init__(
+        self,
+        kernel=None,
+        *,
+        alpha=1e-10,
+        optimizer="fmin_l_bfgs_b",
+        n_restarts_optimizer: int = 0,
+        normalize_y: bool = False,
+        copy_X_train: bool = True,
+        n_targets: int | None = None,
+        random_state=None,
+        verbose: int = 0,
+    ):
+        self.kernel = kernel
+        self.alpha = alpha
+        self.optimizer = optimizer
+        self.n_restarts_optimizer = n_restarts_optimizer
+        self.normalize_y = normalize_y
+        self.copy_X_train = copy_X_train
+        self.n_targets = n_targets
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.requires_fit = False
+        return tags
+
+    # ------------------------------------------------------------- helpers
+    def _prior_kernel(self, n_features: int, *, fixed: bool) -> Kernel:
+        if self.kernel is None:
+            if fixed:
+                return Constant(1.0, value_bounds="fixed") * RBF(1.0, length_scale_bounds="fixed")
+            return Constant(1.0) * RBF(1.0)
+        k = resolve_estimator_kernel(self, n_features)
+        return clone(k)  # never share (and mutate) the user's kernel object
+
+    def _check_alpha(self, n: int):
+        a = self.alpha
+        if np.iterable(a):
+            a = np.asarray(a, dtype=float).ravel()
+            if a.size == 1:
+                a = float(a[0])
+            elif a.size != n:
+                raise ValueError(
+                    f"alpha must be a scalar or an array with one entry per sample; got "
+                    f"{a.size} entries for {n} samples."
+                )
+        if isinstance(a, bool) or not (isinstance(a, numbers.Real) or np.iterable(a)):
+            raise ValueError(f"alpha must be a float or an array; got {self.alpha!r}.")
+        if np.any(~np.isfinite(a)) or np.any(np.asarray(a) < 0):
+            raise ValueError(f"alpha (the noise variance) must be finite and >= 0; got {a!r}.")
+        return a
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, y) -> GaussianProcessRegressor:
+        """Learn the hyperparameters (if any) and factorize the posterior.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        y : array of shape (n_samples,) or (n_samples, n_targets)
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        n_targets_seen = y.shape[1] if y.ndim > 1 else 1
+        if self.n_targets is not None and n_targets_seen != self.n_targets:
+            raise ValueError(
+                f"y has {n_targets_seen} targets but n_targets={self.n_targets}; make them agree."
+            )
+        alpha = self._check_alpha(X.shape[0])
+        self.kernel_ = self._prior_kernel(X.shape[1], fixed=False)
+        rng = check_random_state(self.random_state)
+        if self.normalize_y:
+            # y <- (y - mean) / std (std 0 -> 1), undone at predict
+            self._y_train_mean = np.mean(y, axis=0)
+            std = np.std(y, axis=0)
+            self._y_train_std = np.where(std < 10 * np.finfo(float).eps, 1.0, std)
+            y = (y - self._y_train_mean) / self._y_train_std
+        else:
+            shape = (y.shape[1],) if y.ndim == 2 else 1
+            self._y_train_mean = np.zeros(shape)
+            self._y_train_std = np.ones(shape)
+        self.X_train_ = np.copy(X) if self.copy_X_train else X
+        self.y_train_ = np.copy(y) if self.copy_X_train else y
+        Y = self.y_train_.reshape(len(X), -1)
+
+        if self.optimizer is not None and self.kernel_.n_dims > 0:
+            self.kernel_.theta = self._optimize(X, Y, alpha, rng)
+
+        # Alg. 2.1: L = chol(K + alpha I), a = L^T \ (L \ y)  (jitter with a warning if needed)
+        K = self.kernel_(X)
+        self.L_, self.jitter_ = factorize(K, alpha, jitter=True)
+        self.alpha_ = cho_solve(self.L_, self.y_train_)
+        # log p(y) = -1/2 y^T a - sum log L_ii - n/2 log 2 pi (summed over targets)
+        n, t = Y.shape
+        self.log_marginal_likelihood_value_ = float(
+            -0.5 * np.sum(Y * self.alpha_.reshape(n, -1))
+            - t * np.sum(np.log(np.diagonal(self.L_))) - 0.5 * n * t * np.log(2 * np.pi)
+        )
+        return self
+
+    def _optimize(self, X, Y, alpha, rng) -> np.ndarray:
+        kernel = clone(self.kernel_)
+
+        def obj_func(theta, eval_gradient=True):
+            kernel.theta = theta
+            if eval_gradient:
+                lml, grad = log_marginal_likelihood(kernel, X, Y, alpha, eval_gradient=True)
+                return -lml, -grad
+            return -log_marginal_likelihood(kernel, X, Y, alpha)
+
+        bounds = self.kernel_.bounds
+        starts = [self.kernel_.theta]
+        if self.n_restarts_optimizer > 0:
+            if not np.isfinite(bounds).all():
+                raise ValueError(
+                    "n_restarts_optimizer > 0 needs finite bounds on every hyperparameter."
+                )
+            # restarts log-uniform within the bounds (theta is the log of the values)
+            starts += [rng.uniform(bounds[:, 0], bounds[:, 1])
+                       for _ in range(self.n_restarts_optimizer)]
+        optima = []
+        with progress_bar(self.verbose, total=len(starts), desc="GP restarts") as bar:
+            for theta0 in starts:
+                optima.append(self._constrained_optimization(obj_func, theta0, bounds))
+                bar.set_postfix_str(f"best log ML {-min(f for _, f in optima):.4g}")
+                bar.update()
+        best = int(np.argmin([f for _, f in optima]))
+        return np.asarray(optima[best][0], dtype=float)
+
+    def _constrained_optimization(self, obj_func, initial_theta, bounds):
+        if self.optimizer == "fmin_l_bfgs_b":
+            res = scipy.optimize.minimize(
+                obj_func, initial_theta, method="L-BFGS-B", jac=True, bounds=bounds
+            )
+            if not res.success:
+                warnings.warn(
+                    f"L-BFGS-B on the log marginal likelihood did not converge ({res.message}); "
+                    "increase the bounds or n_restarts_optimizer.",
+                    ConvergenceWarning, stacklevel=3,
+                )
+            return res.x, float(res.fun)
+        if callable(self.optimizer):
+            theta, fmin = self.optimizer(obj_func, initial_theta, bounds=bounds)
+            return np.asarray(theta, dtype=float), float(fmin)
+        raise ValueError(
+            f"optimizer must be 'fmin_l_bfgs_b', a callable or None; got {self.optimizer!r}."
+        )
+
+    # ------------------------------------------------------------- predict
+    def predict(self, X, return_std: bool = False, return_cov: bool = False):
+        """Posterior (or, before fit, prior) mean, and optionally its std or covariance.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        return_std : bool, default=False
+            Also return the predictive standard deviation of f (noise-free latent values).
+        return_cov : bool, default=False
+            Also return the joint predictive covariance.
+
+        Returns
+        -------
+        y_mean : ndarray of shape (n_samples,) or (n_samples, n_targets)
+        y_std : ndarray of shape (n_samples,) or (n_samples, n_targets), optional
+        y_cov : ndarray of shape (n_samples, n_samples) or (n_samples, n_samples, n_targets),
+            optional
+        """
+        if return_std and return_cov:
+            raise RuntimeError("At most one of return_std or return_cov can be requested.")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        if not hasattr(self, "X_train_"):
+            return self._predict_prior(X, return_std, return_cov)
+        kernel = self.kernel_
+        n_train = self.X_train_.shape[0]
+        m = X.shape[0]
+        A = self.alpha_.reshape(n_train, -1)
+        if return_cov:
+            Ks = kernel(X, self.X_train_)
+            mean = Ks @ A
+            V = solve_triangular(self.L_, Ks.T, lower=True, check_finite=False)
+            cov = kernel(X)  # K(X_*, X_*) - V^T V
+            cov -= V.T @ V
+            return self._unnormalize(mean), self._scale_cov(cov)
+        mean = np.empty((m, A.shape[1]))
+        var = kernel.diag(X).astype(np.float64) if return_std else None
+        step = block_rows(n_train, 8 * (2 if return_std else 1))
+        for start in range(0, m, step):
+            sl = slice(start, min(start + step, m))
+            Ks = kernel(X[sl], self.X_train_)  # (rows, n_train)
+            mean[sl] = Ks @ A  # posterior mean K_* a
+            if return_std:
+                # var = k(x, x) - ||L^-1 k_*||^2
+                V = solve_triangular(self.L_, Ks.T, lower=True, overwrite_b=True,
+                                     check_finite=False)
+                var[sl] -= np.einsum("ij,ij->j", V, V)
+        mean = self._unnormalize(mean)
+        if not return_std:
+            return mean
+        var = self._clip_variance(var, kernel.diag(X))
+        std = np.sqrt(np.outer(var, np.atleast_1d(self._y_train_std) ** 2))
+        return mean, (std[:, 0] if std.shape[1] == 1 and mean.ndim == 1 else std)
+
+    @staticmethod
+    def _clip_variance(var, prior_var):
+        neg = var < 0
+        if np.any(neg):
+            # rounding makes tiny negatives near training points; warn only when material
+            if np.any(var < -1e-8 * np.maximum(prior_var, np.finfo(float).tiny)):
+                warnings.warn(
+                    f"Predicted variances down to {var.min():.3g} < 0 set to 0; the factor "
+                    "of K + alpha I is inaccurate: increase alpha.",
+                    UserWarning, stacklevel=3,
+                )
+            var = np.where(neg, 0.0, var)
+        return var
+
+    def _unnormalize(self, mean):
+        mean = self._y_train_std * mean + self._y_train_mean
+        if mean.ndim > 1 and mean.shape[1] == 1 and self.y_train_.ndim == 1:
+            mean = mean[:, 0]
+        return mean
+
+    def _scale_cov(self, cov):
+        s2 = np.atleast_1d(self._y_train_std) ** 2
+        out = cov[:, :, None] * s2
+        return out[:, :, 0] if out.shape[2] == 1 and self.y_train_.ndim == 1 else out
+
+    def _predict_prior(self, X, return_std, return_cov):
+        kernel = self._prior_kernel(X.shape[1], fixed=True)
+        t = self.n_targets if self.n_targets is not None else 1
+        mean = np.zeros((X.shape[0], t)).squeeze()
+        if return_cov:
+            cov = kernel(X)
+            return mean, (np.repeat(cov[:, :, None], t, axis=2) if t > 1 else cov)
+        if return_std:
+            var = np.asarray(kernel.diag(X), dtype=float)
+            var = np.repeat(var[:, None], t, axis=1) if t > 1 else var
+            return mean, np.sqrt(var)
+        return mean
+
+    def sample_y(self, X, n_samples: int = 1, random_state=0) -> np.ndarray:
+        """Draw functions from the posterior (or from the prior before fit) at ``X``.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples_X, n_features)
+        n_samples : int, default=1
+        random_state : int, RandomState or None, default=0
+
+        Returns
+        -------
+        ndarray of shape (n_samples_X, n_samples) or (n_samples_X, n_targets, n_samples)
+        """
+        rng = check_random_state(random_state)
+        mean, cov = self.predict(X, return_cov=True)
+        if mean.ndim == 1:
+            return rng.multivariate_normal(mean, cov, n_samples).T
+        return np.hstack([
+            rng.multivariate_normal(mean[:, k], cov[..., k], n_samples).T[:, None]
+            for k in range(mean.shape[1])
+        ])
+
+    def log_marginal_likelihood(self, theta=None, eval_gradient: bool = False,
+                                clone_kernel: bool = True):
+        """Log marginal likelihood of ``theta`` (log hyperparameters) on the training data.
+
+        Parameters
+        ----------
+        theta : array of shape (n_dims,), optional
+            ``None`` returns ``log_marginal_likelihood_value_``.
+        eval_gradient : bool, default=False
+            Also return the gradient with respect to theta.
+        clone_kernel : bool, default=True
+            Evaluate on a copy of ``kernel_`` (``False`` sets theta on ``kernel_`` itself).
+
+        Returns
+        -------
+        lml : float
+        grad : ndarray of shape (n_dims,), only with ``eval_gradient``
+        """
+        check_is_fitted(self, "X_train_")
+        if theta is None:
+            if eval_gradient:
+                raise ValueError("The gradient can only be evaluated for a given theta.")
+            return self.log_marginal_likelihood_value_
+        kernel = clone(self.kernel_) if clone_kernel else self.kernel_
+        kernel.theta = theta
+        Y = self.y_train_.reshape(len(self.X_train_), -1)
+        return log_marginal_likelihood(kernel, self.X_train_, Y,
+                                       self._check_alpha(len(self.X_train_)), eval_gradient)

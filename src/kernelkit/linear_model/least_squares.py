@@ -1,0 +1,173 @@
+"""Least squares as the maximum-likelihood estimate of a linear-Gaussian model.
+
+Model: y = theta^T x + theta_0 + eps, eps ~ N(0, sigma^2). The MLE of theta is the least
+squares solution, the MLE of the noise is sigma^2 = RSS / n, and the maximized
+log-likelihood is -n/2 (log(2 pi sigma^2) + 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
+
+from .._validation import check_is_fitted, check_sample_weight, validate_data
+
+__all__ = ["LinearRegression"]
+
+
+def center_data(X, Y, sw, fit_intercept: bool):
+    """Weighted means and the rescaled, centered problem sqrt(w) (X - x_bar), sqrt(w) (y - y_bar).
+
+    Returns ``Xc, Yc, x_mean, y_mean, s`` where ``s = sqrt(w)`` (ones without weights).
+    """
+    n = X.shape[0]
+    w = np.ones(n) if sw is None else sw
+    if fit_intercept:
+        if w.sum() <= 0:
+            raise ValueError("sample_weight must not be all zero.")
+        x_mean = (w @ X) / w.sum()
+        y_mean = (w @ Y) / w.sum()
+    else:
+        x_mean = np.zeros(X.shape[1])
+        y_mean = np.zeros(Y.shape[1])
+    s = np.sqrt(w)
+    return (X - x_mean) * s[:, None], (Y - y_mean) * s[:, None], x_mean, y_mean, s
+
+
+def svd_solve(Xc, Yc, alpha, rcond=None):
+    """Ridge/least-squares coefficients from the thin SVD Xc = U S V^T.
+
+    coef = V diag(s / (s^2 + alpha)) U^T y (alpha may differ per target; alpha = 0 gives the
+    minimum-norm least-squares solution, singular values below ``rcond * s_max`` dropped).
+    Returns ``coef`` (n_features, n_targets) and ``(s, Vt)`` for variances.
+    """
+    U, s, Vt = scipy.linalg.svd(Xc, full_matrices=False, check_finite=False,
+                                lapack_driver="gesdd")
+    rcond = max(Xc.shape) * np.finfo(float).eps if rcond is None else rcond
+    keep = s > rcond * (s[0] if s.size else 0.0)
+    UtY = U.T @ Yc
+    alpha = np.broadcast_to(np.asarray(alpha, dtype=float), (Yc.shape[1],))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        D = np.where(keep[:, None], s[:, None] / (s[:, None] ** 2 + alpha[None, :]), 0.0)
+    coef = Vt.T @ (D * UtY)
+    return coef, (s, Vt, keep)
+
+
+class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
+    """Ordinary least squares, read as maximum likelihood under Gaussian noise.
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=True
+        Fit the offset theta_0 (unpenalized, by centering X and y).
+    copy_X : bool, default=True
+        Kept for scikit-learn compatibility (X is never modified).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,) or (n_targets, n_features)
+    intercept_ : float or ndarray of shape (n_targets,)
+    noise_variance_ : float or ndarray of shape (n_targets,)
+        MLE sigma^2 = RSS / n (weighted: sum w r^2 / sum w).
+    log_likelihood_ : float
+        Maximized log-likelihood -n/2 (log(2 pi sigma^2) + 1), summed over targets.
+    rank_ : int
+    singular_ : ndarray
+        Singular values of the (centered) design matrix.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit import LinearRegression
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array([1.0, 3.1, 4.9, 7.0])
+    >>> model = LinearRegression().fit(X, y)
+    >>> round(float(model.coef_[0]), 2), round(float(model.intercept_), 2)
+    (1.98, 1.03)
+    """
+
+    def __init__(self, *, fit_intercept: bool = True, copy_X: bool = True):
+        self.fit_intercept = fit_intercept
+        self.copy_X = copy_X
+
+    def _alpha(self, n_targets):
+        return np.zeros(n_targets)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit by least squares (SVD of the centered, weighted design).
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        y : array of shape (n_samples,) or (n_samples, n_targets)
+        sample_weight : array of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64)
+        Y = np.asarray(y, dtype=float).reshape(len(y), -1)
+        sw = None if sample_weight is None else check_sample_weight(sample_weight, X)
+        alpha = self._alpha(Y.shape[1])
+        Xc, Yc, x_mean, y_mean, _ = center_data(X, Y, sw, self.fit_intercept)
+        coef, (s, Vt, keep) = svd_solve(Xc, Yc, alpha)
+        intercept = y_mean - x_mean @ coef
+        resid = Yc - Xc @ coef  # sqrt(w) * (y - X theta - theta_0)
+        w_sum = float(X.shape[0] if sw is None else sw.sum())
+        rss = np.sum(resid**2, axis=0)
+        self._set_likelihood(rss, coef, alpha, w_sum)
+        self.singular_ = s
+        self.rank_ = int(np.sum(keep))
+        # kept for predictive variances x^T (Xc^T Xc + alpha I)^-1 x
+        self._alphas = alpha
+        self._x_mean = x_mean
+        self._w_sum = w_sum
+        self._vt = Vt[keep]
+        self._s = s[keep]
+        ravel = y.ndim == 1
+        self.coef_ = coef[:, 0] if ravel else coef.T
+        self.intercept_ = float(intercept[0]) if ravel else intercept
+        if not self.fit_intercept:
+            self.intercept_ = 0.0 if ravel else np.zeros(Y.shape[1])
+        return self
+
+    def _set_likelihood(self, rss, coef, alpha, w_sum):
+        # MLE: sigma^2 = RSS / n;  log L = -n/2 (log(2 pi sigma^2) + 1)
+        sigma2 = rss / w_sum
+        ll = -0.5 * w_sum * (np.log(2 * np.pi * np.maximum(sigma2, np.finfo(float).tiny)) + 1)
+        self.noise_variance_ = float(sigma2[0]) if sigma2.size == 1 else sigma2
+        self.log_likelihood_ = float(np.sum(ll))
+
+    def _param_variance(self, X):
+        # x^T (Xc^T Xc + alpha I)^-1 x  (+ 1/n for the intercept), shape (n_samples, n_targets)
+        Z = (X - self._x_mean) @ self._vt.T
+        with np.errstate(divide="ignore"):
+            inv = 1.0 / (self._s[:, None] ** 2 + self._alphas[None, :])
+        v = (Z**2) @ inv
+        return v + (1.0 / self._w_sum if self.fit_intercept else 0.0)
+
+    def predict(self, X, return_std: bool = False):
+        """Predict ``X theta + theta_0``; optionally the predictive standard deviation.
+
+        The std is that of a new observation under the fitted model (parameter uncertainty
+        plus noise): ``sigma^2 (1 + 1/n + (x - x_bar)^T (Xc^T Xc)^+ (x - x_bar))``.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        return_std : bool, default=False
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,) or (n_samples, n_targets)
+        std : ndarray, same shape, only with ``return_std``
+        """
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        y = X @ np.asarray(self.coef_).T + self.intercept_
+        if not return_std:
+            return y
+        var = (1.0 + self._param_variance(X)) * np.atleast_1d(self.noise_variance_)
+        return y, np.sqrt(var[:, 0] if y.ndim == 1 else var)
