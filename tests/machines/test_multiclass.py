@@ -1,0 +1,186 @@
+"""MulticlassSVM and solve_multiclass_cd against dense reference QPs and scikit-learn."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.svm import SVC
+
+from kernelkit import MulticlassSVM
+from kernelkit.exceptions import ConvergenceWarning
+from kernelkit.losses import CrammerSinger, WestonWatkins
+from kernelkit.solvers import solve_multiclass_cd
+from kernelkit.solvers.multiclass_cd import multiclass_dual_objective
+from tests.reference.multiclass import loss_value, multiclass_dual
+
+LOSSES = ["crammer_singer", "weston_watkins"]
+
+
+def _blobs(n=45, k=3, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % k
+    centers = rng.normal(size=(k, 2)) * 1.5
+    X = centers[y] + rng.normal(size=(n, 2))
+    return X, y
+
+
+def _feasible(A, y, C, loss):
+    n = len(y)
+    assert np.abs(A.sum(axis=1)).max() < 1e-10
+    own = A[np.arange(n), y]
+    rivals = A.copy()
+    rivals[np.arange(n), y] = 0.0
+    assert rivals.max() <= 1e-12
+    if loss == "crammer_singer":
+        assert own.max() <= C + 1e-12
+    else:
+        assert rivals.min() >= -C - 1e-12
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_dual_objective_matches_reference_qp(loss):
+    X, y = _blobs()
+    K = rbf_kernel(X, gamma=0.5)
+    C = 0.7
+    res = solve_multiclass_cd(K, y, 3, C=C, loss=loss, tol=1e-12, max_iter=20_000)
+    A_ref, D_ref = multiclass_dual(K, y, 3, C, loss)
+    _feasible(A_ref, y, C, loss)
+    _feasible(res.coef, y, C, loss)
+    assert res.converged
+    D = res.info["dual_objective"]
+    assert abs(D - multiclass_dual_objective(K, y, res.coef)) < 1e-10
+    assert D >= D_ref - 1e-7  # at least as good as the generic QP solver
+    assert abs(D - D_ref) < 1e-6
+    # the scores are K alpha, and the primal at them closes the gap
+    np.testing.assert_allclose(res.info["scores"], K @ res.coef, atol=1e-10)
+    F = K @ res.coef
+    P = 0.5 * np.sum(res.coef * F) + C * sum(loss_value(y[i], F[i], loss) for i in range(len(y)))
+    np.testing.assert_allclose(res.info["primal_objective"], P, rtol=1e-12)
+    assert P - D <= 1e-10 * P
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_shrinking_float32_and_order_reach_the_same_optimum(loss):
+    X, y = _blobs(n=90, seed=1)
+    K = rbf_kernel(X, gamma=0.5)
+    ref = solve_multiclass_cd(K, y, 3, C=2.0, loss=loss, tol=1e-12, max_iter=20_000,
+                              shrinking=False)
+    for kw in (dict(shrinking=True), dict(random_state=7)):
+        res = solve_multiclass_cd(K, y, 3, C=2.0, loss=loss, tol=1e-12, max_iter=20_000, **kw)
+        assert abs(res.info["dual_objective"] - ref.info["dual_objective"]) < 1e-8
+        np.testing.assert_allclose(res.info["scores"], ref.info["scores"], atol=1e-4)
+    r32 = solve_multiclass_cd(K.astype(np.float32), y, 3, C=2.0, loss=loss, tol=1e-10,
+                              max_iter=20_000)
+    assert abs(r32.info["dual_objective"] - ref.info["dual_objective"]) < 1e-4
+
+
+def test_alpha_form_and_loss_objects():
+    X, y = _blobs()
+    K = rbf_kernel(X, gamma=0.5)
+    n = len(y)
+    a = solve_multiclass_cd(K, y, 3, alpha=0.01, loss=CrammerSinger(), tol=1e-12,
+                            max_iter=20_000)
+    b = solve_multiclass_cd(K, y, 3, C=1.0 / (2 * 0.01 * n), loss="crammer_singer",
+                            tol=1e-12, max_iter=20_000)
+    np.testing.assert_allclose(a.coef, b.coef)
+    with pytest.raises(ValueError, match="either C or alpha"):
+        solve_multiclass_cd(K, y, 3, C=1.0, alpha=1.0)
+    with pytest.raises(ValueError, match="Unknown multiclass loss"):
+        solve_multiclass_cd(K, y, 3, loss="hinge")
+
+
+def test_max_iter_warns_with_the_gap():
+    X, y = _blobs(n=90, seed=2)
+    K = rbf_kernel(X, gamma=2.0)
+    with pytest.warns(ConvergenceWarning, match="relative duality gap"):
+        res = solve_multiclass_cd(K, y, 3, C=100.0, tol=1e-14, max_iter=2)
+    assert not res.converged and res.n_iter == 2 and res.info["gap"] > 0
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_estimator_exposes_the_documented_problem(loss):
+    X, y = _blobs(seed=3)
+    C = 0.5
+    clf = MulticlassSVM(C=C, loss=loss, gamma=0.5, tol=1e-12, max_iter=20_000).fit(X, y)
+    K = rbf_kernel(X, gamma=0.5)
+    A = np.zeros((len(y), 3))
+    A[clf.support_] = clf.dual_coef_.T
+    # decision_function = K(x, SV) alpha_SV; primal = 1/2 sum ||f_j||^2 + C sum l
+    F = clf.decision_function(X)
+    np.testing.assert_allclose(F, K @ A, atol=1e-10)
+    P = 0.5 * np.sum(A * F) + C * sum(loss_value(y[i], F[i], loss) for i in range(len(y)))
+    np.testing.assert_allclose(clf.primal_objective_, P, rtol=1e-10)
+    _, D_ref = multiclass_dual(K, y, 3, C, loss)
+    assert abs(clf.dual_objective_ - D_ref) < 1e-6
+    assert clf.duality_gap_ <= 1e-10 * P
+    np.testing.assert_array_equal(clf.predict(X), np.argmax(F, axis=1))
+    assert clf.dual_coef_.shape == (3, clf.n_support_) == (3, len(clf.support_))
+
+
+def test_accuracy_close_to_svc_on_iris():
+    X, y = load_iris(return_X_y=True)
+    rng = np.random.default_rng(0)
+    idx = rng.permutation(len(y))
+    tr, te = idx[:100], idx[100:]
+    svc = SVC(C=10.0, gamma=0.5).fit(X[tr], y[tr]).score(X[te], y[te])
+    for loss in LOSSES:
+        acc = MulticlassSVM(C=10.0, loss=loss, gamma=0.5, random_state=0).fit(
+            X[tr], y[tr]).score(X[te], y[te])
+        assert acc >= svc - 0.04
+
+
+def test_labels_precomputed_and_sample_weight():
+    X, y = _blobs(n=60, seed=4)
+    labels = np.array(["cat", "dog", "emu"])[y]
+    kw = dict(C=1.0, gamma=0.5, tol=1e-12, max_iter=20_000)
+    clf = MulticlassSVM(**kw).fit(X, labels)
+    assert set(clf.predict(X)) <= set(labels) and list(clf.classes_) == ["cat", "dog", "emu"]
+    pre = MulticlassSVM(kernel="precomputed", C=1.0, tol=1e-12, max_iter=20_000).fit(
+        rbf_kernel(X, gamma=0.5), labels)
+    np.testing.assert_allclose(pre.decision_function(rbf_kernel(X[:7], X, gamma=0.5)),
+                               clf.decision_function(X[:7]), atol=1e-8)
+    # integer weights = repeated rows (same primal, so the same decision function)
+    w = np.where(np.arange(60) % 4 == 0, 2.0, 1.0)
+    rep = np.repeat(np.arange(60), w.astype(int))
+    a = MulticlassSVM(**kw).fit(X, y, sample_weight=w)
+    b = MulticlassSVM(**kw).fit(X[rep], y[rep])
+    np.testing.assert_allclose(a.dual_objective_, b.dual_objective_, rtol=1e-8)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-4)
+
+
+def test_two_classes_decision_is_one_dimensional():
+    X, y = _blobs(k=2)
+    clf = MulticlassSVM(gamma=0.5, random_state=0).fit(X, y)
+    d = clf.decision_function(X)
+    assert d.shape == (len(y),)
+    np.testing.assert_array_equal(clf.predict(X), (d > 0).astype(int))
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(C=0.0), "C must be"), (dict(C=-1.0), "C must be"),
+    (dict(loss="hinge"), "Unknown loss"), (dict(loss="bogus"), "Unknown loss"),
+    (dict(gamma="bogus"), "gamma must be"), (dict(max_iter=0), "max_iter"),
+])
+def test_bad_parameters(params, match):
+    X, y = _blobs()
+    with pytest.raises(ValueError, match=match):
+        MulticlassSVM(**params).fit(X, y)
+
+
+def test_one_class_is_rejected():
+    X, _ = _blobs()
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        MulticlassSVM().fit(X, np.zeros(len(X)))
+
+
+def test_estimator_warns_at_max_iter():
+    X, y = _blobs(n=90, seed=5)
+    with pytest.warns(ConvergenceWarning, match="duality gap"):
+        MulticlassSVM(C=100.0, gamma=2.0, tol=1e-14, max_iter=2).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        MulticlassSVM(C=1.0, gamma=0.5, loss=WestonWatkins()).fit(X, y)
