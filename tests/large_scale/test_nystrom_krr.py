@@ -225,3 +225,27 @@ def test_numpy_path_does_not_import_dask():
         "assert not any(m == 'dask' or m.startswith('dask.') for m in sys.modules), 'dask'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "laplacian"])
+def test_threaded_block_products_equal_dense(kernel):
+    # KernelOperator forms large products on one Python thread per BLAS thread, one BLAS
+    # thread each, and combines blocks in order (the path every Falkon pass takes)
+    from threadpoolctl import threadpool_limits
+
+    from kernelkit.linalg import operator as op_module
+
+    rng = np.random.default_rng(0)
+    X, C = rng.normal(size=(3000, 4)), rng.normal(size=(100, 4))
+    assert X.shape[0] * C.shape[0] >= op_module.PARALLEL_MIN_ENTRIES
+    k = resolve_kernel(kernel, gamma=0.3)
+    K = k(X, C)
+    V, U = rng.normal(size=(100, 2)), rng.normal(size=(3000, 2))
+    out = {}
+    for threads in (1, 2):
+        with threadpool_limits(limits=threads, user_api="blas"):
+            op = KernelOperator(k, X, C, working_memory=0.5)
+            out[threads] = (op @ V, op.t_matmul(U), op.normal_matmul(V, U))
+    for a, b, ref_ in zip(out[1], out[2], (K @ V, K.T @ U, K.T @ (K @ V + U))):
+        np.testing.assert_allclose(a, ref_, rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(b, ref_, rtol=1e-10, atol=1e-10)
