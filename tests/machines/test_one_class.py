@@ -1,0 +1,106 @@
+"""OneClassSVM: the notes' formulation vs a reference QP, the nu-formulation vs scikit-learn."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.svm import OneClassSVM as SkOneClassSVM
+
+from kernelkit import OneClassSVM
+from tests.reference.one_class import one_class_dual
+
+
+def _data(n=200, d=2, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X[: n // 20] *= 4  # a few far points
+    return X
+
+
+@pytest.mark.parametrize("n, C, gamma", [(200, 20.0, 0.5), (500, 20.0, 1.0)])
+def test_notes_dual_objective_matches_reference(n, C, gamma):
+    X = _data(n)
+    oc = OneClassSVM(C=C, gamma=gamma, tol=1e-9, max_iter=20_000, random_state=0).fit(X)
+    K = rbf_kernel(X, gamma=gamma)
+    a_ref, D_ref = one_class_dual(K, C)
+    a = np.zeros(n)
+    a[oc.support_] = oc.dual_coef_[0]
+    assert a.min() >= 0 and a.max() <= C / n + 1e-15
+    D = a.sum() - 0.5 * a @ K @ a
+    np.testing.assert_allclose(oc.dual_objective_, D, rtol=1e-12)
+    assert abs(D - D_ref) < 1e-6 and D >= D_ref - 1e-9
+    # KKT of the box QP: a_i = C/m where f_i < 1, a_i = 0 where f_i > 1
+    f = K @ a
+    assert np.all(a[f < 1 - 1e-4] > C / n * (1 - 1e-4))
+    assert np.all(a[f > 1 + 1e-4] == 0)
+
+
+def test_notes_decision_is_f_minus_one():
+    X = _data()
+    oc = OneClassSVM(C=20.0, gamma=0.5, tol=1e-10, max_iter=5000, random_state=0).fit(X)
+    Z = np.random.default_rng(1).normal(size=(30, 2)) * 2
+    f = rbf_kernel(Z, oc.support_vectors_, gamma=0.5) @ oc.dual_coef_[0]
+    np.testing.assert_allclose(oc.score_samples(Z), f, atol=1e-12)
+    np.testing.assert_allclose(oc.decision_function(Z), f - 1.0, atol=1e-12)
+    np.testing.assert_array_equal(oc.predict(Z), np.where(f >= 1, 1, -1))
+    assert oc.offset_.tolist() == [1.0] and oc.intercept_.tolist() == [-1.0]
+    # larger C: larger inlier region; C <= 1 leaves no inlier for a kernel bounded by 1
+    small = OneClassSVM(C=1.0, gamma=0.5, random_state=0).fit(X)
+    assert np.all(small.predict(X) == -1)
+    big = OneClassSVM(C=200.0, gamma=0.5, random_state=0).fit(X)
+    assert np.mean(big.predict(X) == 1) > np.mean(oc.predict(X) == 1)
+
+
+@pytest.mark.parametrize("nu", [0.05, 0.2, 0.5])
+def test_nu_matches_scikit_learn(nu):
+    X = _data(300, d=3, seed=2)
+    ours = OneClassSVM(nu=nu).fit(X)  # gamma="scale" as scikit-learn
+    ref = SkOneClassSVM(nu=nu).fit(X)
+    Z = np.vstack([X, np.random.default_rng(3).normal(size=(100, 3)) * 2])
+    assert np.mean(ours.predict(Z) == ref.predict(Z)) >= 0.99
+    np.testing.assert_allclose(ours.decision_function(Z), ref.decision_function(Z), atol=1e-5)
+    np.testing.assert_allclose(ours.score_samples(Z), ref.score_samples(Z), atol=1e-5)
+    np.testing.assert_allclose(ours.offset_, ref.offset_, rtol=1e-5)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-5)
+    assert ours.dual_coef_.shape[0] == 1
+    # nu bounds the fraction of training outliers from above and of SVs from below
+    assert np.mean(ours.predict(X) == -1) <= nu + 0.02
+    assert ours.n_support_[0] >= nu * len(X) - 1
+
+
+def test_nu_dual_constraints_and_precomputed():
+    X = _data(150, seed=4)
+    oc = OneClassSVM(nu=0.3, gamma=0.5, tol=1e-8).fit(X)
+    np.testing.assert_allclose(oc.dual_coef_.sum(), 0.3 * len(X), rtol=1e-10)
+    assert oc.dual_coef_.max() <= 1.0 + 1e-12
+    pre = OneClassSVM(kernel="precomputed", nu=0.3, tol=1e-8).fit(rbf_kernel(X, gamma=0.5))
+    Z = X[:10] + 0.1
+    np.testing.assert_allclose(pre.decision_function(rbf_kernel(Z, X, gamma=0.5)),
+                               oc.decision_function(Z), atol=1e-6)
+
+
+def test_zero_weight_equals_removal():
+    X = _data(120, seed=5)
+    w = np.ones(len(X))
+    w[::5] = 0.0
+    kw = dict(C=20.0, gamma=0.5, tol=1e-12, max_iter=20_000, random_state=0)
+    a = OneClassSVM(**kw).fit(X, sample_weight=w)
+    b = OneClassSVM(**kw).fit(X[w > 0])
+    np.testing.assert_allclose(a.dual_objective_, b.dual_objective_, rtol=1e-9)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-6)
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(C=0.0), "C must be"), (dict(C=-2.0), "C must be"),
+    (dict(nu=0.0), "nu must lie"), (dict(nu=1.5), "nu must lie"), (dict(nu=-0.1), "nu must"),
+    (dict(gamma="bogus"), "gamma must be"), (dict(max_iter=0), "max_iter"),
+])
+def test_bad_parameters(params, match):
+    with pytest.raises(ValueError, match=match):
+        OneClassSVM(**params).fit(_data(40))
+
+
+def test_nu_one_is_accepted():
+    oc = OneClassSVM(nu=1.0, gamma=0.5).fit(_data(50))
+    np.testing.assert_allclose(oc.dual_coef_, 1.0)
