@@ -130,8 +130,9 @@ def test_cholesky_keeps_one_n_by_n_matrix():
 
 
 def test_auto_solver_rule():
-    assert choose_solver("auto", 20_000, 8) == "cholesky"  # 3.2 GB <= 4 GiB
-    assert choose_solver("auto", 30_000, 8) == "cg"
+    assert choose_solver("auto", 5_000, 8) == "cholesky"
+    assert choose_solver("auto", 30_000, 8) == "mixed"  # float32 3.6 GB <= 4 GiB
+    assert choose_solver("auto", 40_000, 8) == "cg"
     with sklearn.config_context(working_memory=64):
         assert choose_solver("auto", 10_000, 8) == "cg"  # 800 MB > 4 x 64 MiB
     with pytest.raises(ValueError, match="solver"):
@@ -163,3 +164,15 @@ def test_duplicated_inputs_without_penalty_jitter(data):
         m = KernelRidge(alpha=0.0, kernel="rbf", gamma=0.3).fit(X2, y2)
     assert any(issubclass(r.category, JitterWarning) and "jitter" in str(r.message) for r in rec)
     assert np.all(np.isfinite(m.dual_coef_))
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_mixed_precision_solver_matches_cholesky(data, fit_intercept):
+    X, y, Xt, sw = data
+    kw = dict(alpha=0.01, kernel="rbf", gamma=0.3, fit_intercept=fit_intercept)
+    a = KernelRidge(solver="cholesky", **kw).fit(X, y, sample_weight=sw)
+    b = KernelRidge(solver="mixed", **kw).fit(X, y, sample_weight=sw)
+    assert b.solver_ == "mixed"
+    assert _rel(b.predict(Xt), a.predict(Xt)) < 1e-8
+    assert choose_solver("auto", 20_000, 8) == "mixed"
+    assert choose_solver("auto", 20_000, 4) == "cholesky"

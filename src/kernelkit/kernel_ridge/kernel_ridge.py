@@ -30,6 +30,8 @@ __all__ = ["KernelRidge"]
 # "auto" factorizes densely while the n x n matrix takes at most this many working_memory
 # budgets (scikit-learn's working_memory, 1024 MiB by default => 4 GiB => n <= 23,170).
 DENSE_BUDGETS = 4
+# from this n on, "auto" factorizes float64 problems in float32 and refines with CG
+MIXED_MIN_N = 8000
 
 
 @njit(parallel=True, cache=True)
@@ -71,12 +73,15 @@ def check_alpha(alpha, n_targets: int, name: str = "alpha") -> np.ndarray:
 
 
 def choose_solver(solver: str, n: int, itemsize: int) -> str:
-    """Resolve ``solver="auto"``: dense Cholesky when n x n fits ``DENSE_BUDGETS`` budgets."""
-    if solver not in ("auto", "cholesky", "cg"):
-        raise ValueError(f"solver must be 'auto', 'cholesky' or 'cg'; got {solver!r}.")
+    """Resolve ``solver="auto"`` (rule in the KernelRidge docstring)."""
+    if solver not in ("auto", "cholesky", "mixed", "cg"):
+        raise ValueError(
+            f"solver must be 'auto', 'cholesky', 'mixed' or 'cg'; got {solver!r}.")
     if solver != "auto":
         return solver
     budget = DENSE_BUDGETS * sklearn.get_config()["working_memory"] * 2**20
+    if itemsize == 8 and n >= MIXED_MIN_N and n * n * 4 <= budget:
+        return "mixed"
     return "cholesky" if n * n * itemsize <= budget else "cg"
 
 
@@ -109,14 +114,22 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         Fit an unpenalized offset theta_0 through the centering matrix
         ``C = I - 1 1^T / n``: ``dual_coef = (C K C + alpha I)^-1 C y`` and
         ``theta_0 = mean(y - K dual_coef)`` (weighted versions with ``sample_weight``).
-    solver : {"auto", "cholesky", "cg"}, default="auto"
+    solver : {"auto", "cholesky", "mixed", "cg"}, default="auto"
         "cholesky" builds K once and factorizes it in place (one n x n matrix in memory).
+        "mixed" factorizes K + alpha I in float32 (half the memory, about half the time)
+        and uses that factor to precondition CG on the exact float64 system, whose
+        products with K are computed block by block; it falls back to "cholesky" if CG
+        has not converged in 100 iterations (a system too ill-conditioned for float32).
         "cg" runs preconditioned conjugate gradients (Nystrom preconditioner) on products
-        with K computed block by block, never forming K. "auto" uses "cholesky" when the
-        n x n matrix takes at most 4 x ``sklearn.get_config()["working_memory"]`` (4 GiB by
-        default, n <= 23,170 in float64) and "cg" beyond.
+        with K computed block by block, never forming K. "auto": with float64 data and
+        n >= 8,000, "mixed" while its float32 n x n matrix fits the dense budget; else
+        "cholesky" while the n x n matrix fits the dense budget; else "cg". The dense
+        budget is 4 x ``sklearn.get_config()["working_memory"]`` (4 GiB by default, i.e.
+        n <= 23,170 in float64), so ``sklearn.config_context(working_memory=...)`` moves
+        the switch.
     tol : float, default=1e-10
-        Relative residual at which "cg" stops.
+        Relative residual at which "cg" and "mixed" stop; the training-set predictions
+        then differ from the exact ones by at most ``tol * ||y||``.
     max_iter : int, optional
         Iteration cap for "cg" (default 1000).
     random_state : int, RandomState or None
@@ -221,10 +234,9 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.n_iter_ = 1
         for a in np.unique(alphas):
             cols = np.flatnonzero(alphas == a)
-            if self.solver_ == "cholesky":
-                gamma[:, cols] = self._solve_dense(X, Yt[:, cols], a, s, u)
-            else:
-                gamma[:, cols] = self._solve_cg(X, Yt[:, cols], a, s, u)
+            solve = {"cholesky": self._solve_dense, "mixed": self._solve_mixed,
+                     "cg": self._solve_cg}[self.solver_]
+            gamma[:, cols] = solve(X, Yt[:, cols], a, s, u)
         beta = gamma if s is None else gamma * s[:, None]  # beta = S gamma
         if self.fit_intercept:
             # theta_0 = sum_i w_i (y_i - (K beta)_i) / sum_i w_i
@@ -253,7 +265,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         )
         return cho_solve(L, Yt)
 
-    def _solve_cg(self, X, Yt, a, s, u):
+    def _operator(self, X, a, s, u):
+        """The map v -> (P S K S P + a I) v with K applied block by block (never formed)."""
         op = KernelOperator(self.kernel_, X)
 
         def scale(V):
@@ -263,9 +276,12 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
             return V if u is None else V - np.multiply.outer(u, u @ V)
 
         def apply_A(V):
-            # (P S K S P + a I) v
             return project(scale(op @ scale(project(V)))) + a * V
 
+        return apply_A, scale, project
+
+    def _solve_cg(self, X, Yt, a, s, u):
+        apply_A, scale, project = self._operator(X, a, s, u)
         M = self._nystrom_preconditioner(X, a, scale, project)
         max_iter = 1000 if self.max_iter is None else int(self.max_iter)
         res = pcg(apply_A, Yt, M=M, tol=self.tol, max_iter=max_iter)
@@ -276,6 +292,35 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
                 f"(relative residual {res.history[-1]:.2e}); increase max_iter or alpha.",
                 ConvergenceWarning, stacklevel=3,
             )
+        return res.coef
+
+    def _solve_mixed(self, X, Yt, a, s, u):
+        # float32 Cholesky of K + a I (half the memory and about half the time of float64)
+        # used as the preconditioner of CG on the exact float64 system: the residual is
+        # computed in float64, so the solution is as accurate as the float64 solve (tol).
+        X32 = X.astype(np.float32)
+        K = self.kernel_(X32)
+        if s is not None:
+            _scale_inplace(K, s.astype(np.float32))
+        if u is not None:
+            u32 = u.astype(np.float32)
+            r = K @ u32
+            _center_inplace(K, u32, r, float(u32 @ r))
+        K.flat[:: K.shape[0] + 1] += np.float32(a)
+        with warnings.catch_warnings():  # a preconditioner: jitter only slows CG down
+            warnings.simplefilter("ignore")
+            L32, _ = jitter_cholesky(K, overwrite_a=True)
+        del K
+
+        def apply_M(R):
+            return cho_solve(L32, R.astype(np.float32)).astype(np.float64)
+
+        apply_A, _, _ = self._operator(X, a, s, u)
+        res = pcg(apply_A, Yt, M=apply_M, tol=self.tol, max_iter=100)
+        if not res.converged:  # ill-conditioned beyond float32: solve in float64 instead
+            del L32, apply_M
+            return self._solve_dense(X, Yt, a, s, u)
+        self.n_iter_ = max(self.n_iter_, res.n_iter)
         return res.coef
 
     def _nystrom_preconditioner(self, X, a, scale, project):
