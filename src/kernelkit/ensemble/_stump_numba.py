@@ -29,6 +29,53 @@ __all__ = [
 ]
 
 
+@njit(cache=True)
+def _wy_hists(codes, wy, hist, j0, m):  # pragma: no cover - numba
+    """hist[j, b] = Σ_{code_j = b} w·y for the m ≤ 4 features j0..j0+m−1.
+
+    Four features share one pass over the samples: four independent accumulation chains
+    instead of one (≈1.5× faster than feature by feature).
+    """
+    n = codes.shape[1]
+    if m == 4:
+        c0, c1, c2, c3 = codes[j0], codes[j0 + 1], codes[j0 + 2], codes[j0 + 3]
+        h0, h1, h2, h3 = hist[j0], hist[j0 + 1], hist[j0 + 2], hist[j0 + 3]
+        for i in range(n):
+            v = wy[i]
+            h0[c0[i]] += v
+            h1[c1[i]] += v
+            h2[c2[i]] += v
+            h3[c3[i]] += v
+    else:
+        for j in range(j0, j0 + m):
+            col = codes[j]
+            h = hist[j]
+            for i in range(n):
+                h[col[i]] += wy[i]
+
+
+@njit(cache=True)
+def _class_hists(codes, y, w, hist, j0, m):  # pragma: no cover - numba
+    """hist[j, b, k] = Σ_{code_j = b, y = k} w for the m ≤ 4 features j0..j0+m−1."""
+    n = codes.shape[1]
+    if m == 4:
+        c0, c1, c2, c3 = codes[j0], codes[j0 + 1], codes[j0 + 2], codes[j0 + 3]
+        h0, h1, h2, h3 = hist[j0], hist[j0 + 1], hist[j0 + 2], hist[j0 + 3]
+        for i in range(n):
+            k = y[i]
+            v = w[i]
+            h0[c0[i], k] += v
+            h1[c1[i], k] += v
+            h2[c2[i], k] += v
+            h3[c3[i], k] += v
+    else:
+        for j in range(j0, j0 + m):
+            col = codes[j]
+            h = hist[j]
+            for i in range(n):
+                h[col[i], y[i]] += w[i]
+
+
 @twin
 def best_stump_binary(codes, n_bins, w, y_pm):  # pragma: no cover - numba
     """Best stump for y ∈ {±1}: minimum weighted error over features, bins and polarities.
@@ -51,12 +98,12 @@ def best_stump_binary(codes, n_bins, w, y_pm):  # pragma: no cover - numba
     errs = np.empty(d)
     bins = np.empty(d, np.int64)
     pols = np.empty(d, np.int64)
+    hist = np.zeros((d, n_bins.max()))
+    for blk in prange((d + 3) // 4):  # histograms of w·y over the bins, 4 features a pass
+        _wy_hists(codes, wy, hist, 4 * blk, min(4, d - 4 * blk))
     for j in prange(d):
         nb = n_bins[j]
-        h = np.zeros(nb)
-        col = codes[j]
-        for i in range(n):  # histogram of w·y over the bins of feature j
-            h[col[i]] += wy[i]
+        h = hist[j]
         s = 0.0
         be = np.inf
         bb = 0
@@ -107,12 +154,12 @@ def best_stump_multiclass(codes, n_bins, y, w, n_classes):  # pragma: no cover -
     bins = np.empty(d, np.int64)
     lefts = np.empty(d, np.int64)
     rights = np.empty(d, np.int64)
+    hist = np.zeros((d, n_bins.max(), K))
+    for blk in prange((d + 3) // 4):
+        _class_hists(codes, y, w, hist, 4 * blk, min(4, d - 4 * blk))
     for j in prange(d):
         nb = n_bins[j]
-        h = np.zeros((nb, K))
-        col = codes[j]
-        for i in range(n):
-            h[col[i], y[i]] += w[i]
+        h = hist[j]
         L = np.zeros(K)
         be = np.inf
         bb = 0
@@ -158,12 +205,12 @@ def best_stump_impurity(codes, n_bins, y, w, n_classes, criterion):  # pragma: n
     tol = 1e-12 * W
     vals = np.empty(d)
     bins = np.zeros(d, np.int64)
+    hist = np.zeros((d, n_bins.max(), K))
+    for blk in prange((d + 3) // 4):
+        _class_hists(codes, y, w, hist, 4 * blk, min(4, d - 4 * blk))
     for j in prange(d):
         nb = n_bins[j]
-        h = np.zeros((nb, K))
-        col = codes[j]
-        for i in range(n):
-            h[col[i], y[i]] += w[i]
+        h = hist[j]
         L = np.zeros(K)
         R = np.empty(K)
         best = np.inf
