@@ -27,6 +27,15 @@ from .weak import DecisionStump, DecisionTree, LinearThreshold
 __all__ = ["AdaBoost"]
 
 _NAMED = {"stump": DecisionStump, "tree": DecisionTree, "linear": LinearThreshold}
+
+
+def _label_index(classes: np.ndarray, labels, what: str) -> np.ndarray:
+    """Positions of ``labels`` in the sorted ``classes``; ValueError naming ``what``."""
+    labels = np.asarray(labels)
+    idx = np.clip(np.searchsorted(classes, labels), 0, len(classes) - 1)
+    if not np.all(classes[idx] == labels):
+        raise ValueError(f"{what} contains labels that are not in classes_ {classes!r}.")
+    return idx
 _EPS_PERFECT = 1e-10  # ε used for the weight of a perfect weak learner
 
 
@@ -306,11 +315,7 @@ default="stump"
         return self.estimator_weights_ * (2.0 if self._halve() else 1.0)
 
     def _index_of(self, labels) -> np.ndarray:
-        idx = np.searchsorted(self.classes_, labels)
-        idx = np.clip(idx, 0, len(self.classes_) - 1)
-        if not np.all(self.classes_[idx] == labels):
-            raise ValueError("the base estimator predicted labels outside classes_.")
-        return idx
+        return _label_index(self.classes_, labels, "the base estimator's prediction")
 
     def _predict_index(self, est, X) -> np.ndarray:
         if hasattr(est, "_predict_index"):
@@ -377,10 +382,7 @@ default="stump"
         y = np.asarray(y)
         if y.shape != (G.shape[0],):
             raise ValueError(f"y must have shape ({G.shape[0]},); got {y.shape}.")
-        yi = np.searchsorted(self.classes_, y)
-        yi = np.clip(yi, 0, self.n_classes_ - 1)
-        if not np.all(self.classes_[yi] == y):
-            raise ValueError("y contains labels that are not in classes_.")
+        yi = _label_index(self.classes_, y, "y")
         rows = np.arange(G.shape[0])
         gy = G[rows, yi].copy()
         G[rows, yi] = -np.inf

@@ -9,6 +9,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import has_fit_parameter
 
 from .._validation import FLOAT_DTYPES, check_is_fitted, check_sample_weight, validate_data
+from .adaboost import _NAMED, _label_index
 
 __all__ = ["MajorityVote"]
 
@@ -79,8 +80,6 @@ class MajorityVote(ClassifierMixin, BaseEstimator):
         for m in self.estimators:
             est = m[1] if isinstance(m, tuple) and len(m) == 2 and isinstance(m[0], str) else m
             if isinstance(est, str):
-                from .adaboost import _NAMED
-
                 if est not in _NAMED:
                     raise ValueError(f"unknown member {est!r}; use a classifier or one of "
                                      f"{sorted(_NAMED)}.")
@@ -145,11 +144,8 @@ class MajorityVote(ClassifierMixin, BaseEstimator):
         V = np.zeros((X.shape[0], len(self.classes_)))
         rows = np.arange(X.shape[0])
         for w, est in zip(self.weights_, self.estimators_):
-            p = np.asarray(est.predict(X))
-            k = np.clip(np.searchsorted(self.classes_, p), 0, len(self.classes_) - 1)
-            if not np.all(self.classes_[k] == p):
-                raise ValueError(f"member {est!r} predicted labels outside classes_.")
-            V[rows, k] += w
+            V[rows, _label_index(self.classes_, est.predict(X), f"member {est!r}'s "
+                                 "prediction")] += w
         return V
 
     def decision_function(self, X) -> np.ndarray:
