@@ -87,9 +87,10 @@ def structured_dual_qp(joint_kernel, X, Y, outputs, loss, C):
 
 
 def crammer_singer_dual_qp(K, y, n_classes, C):
-    """Crammer-Singer dual: max sum_i (1 - a_{i,y_i}') ... in the SSVM form with 0/1 loss.
+    """The Crammer-Singer dual, written as the SSVM dual with the delta label kernel.
 
-    Uses structured_dual_qp with k((x,a),(x',b)) = K[x,x'] [a = b].
+    k((x_i, a), (x_j, b)) = K[i, j] [a = b] and the 0/1 loss; the optimum equals the
+    Crammer-Singer dual max sum_i alpha_{i y_i} - 1/2 sum_j alpha_{:j}^T K alpha_{:j}.
     """
     idx = np.arange(len(y))
     outputs = [list(range(n_classes)) for _ in idx]
