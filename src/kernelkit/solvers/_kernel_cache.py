@@ -16,13 +16,18 @@ import numpy as np
 import sklearn
 from numba import njit
 
-from ..kernels import Kernel
+from ..kernels import Kernel, Precomputed
 
 __all__ = ["KernelRows", "as_kernel_rows"]
 
 
 class KernelRows:
     """Rows of a symmetric kernel matrix for the dual solvers.
+
+    Three modes: ``"dense"`` (a given matrix, every row available), ``"lazy"`` (room for the
+    whole matrix, rows computed when first needed, so rows a solver never touches are never
+    computed) and ``"lru"`` (a cache of as many rows as fit in working memory, least
+    recently used evicted). Rows are computed in blocks (:meth:`fetch_many`), one GEMM each.
 
     Parameters
     ----------
@@ -31,10 +36,11 @@ class KernelRows:
     working_memory : float, optional
         MiB; defaults to ``sklearn.get_config()["working_memory"]``.
     dense : bool, optional
-        Force (``True``) or forbid (``False``) the dense matrix; by default dense when it fits.
+        Force (``True``) or forbid (``False``) storage for the whole matrix; by default it is
+        used when it fits in working memory.
     dtype : dtype, optional
-        Storage type of the rows; by default float64 if the dense matrix fits in float64,
-        otherwise float32.
+        Storage type of the rows; by default float64 if the whole matrix fits in float64,
+        otherwise float32 (rows are then computed from float32 inputs).
 
     Examples
     --------
@@ -43,23 +49,28 @@ class KernelRows:
     >>> from kernelkit.solvers._kernel_cache import KernelRows
     >>> X = np.random.default_rng(0).normal(size=(50, 2))
     >>> rows = KernelRows(RBF(), X, dense=False, working_memory=0.004, dtype=np.float64)
-    >>> rows.dense, rows.data.shape
-    (False, (10, 50))
+    >>> rows.mode, rows.data.shape
+    ('lru', (10, 50))
     >>> bool(np.allclose(rows.row(3), RBF()(X)[3]))
     True
     """
 
     def __init__(self, kernel: Kernel | None, X, *, working_memory: float | None = None,
                  dense: bool | None = None, dtype=None, matrix: np.ndarray | None = None):
-        self.kernel, self.X = kernel, X
+        if isinstance(kernel, Precomputed):  # the input is the matrix
+            kernel, matrix = None, np.asarray(X)
+        self.kernel = kernel
         wm = sklearn.get_config()["working_memory"] if working_memory is None else working_memory
         budget = float(wm) * 2**20
+        self.n_computed = 0
         if matrix is not None:
             n = matrix.shape[0]
-            self.n = n
+            self.n, self.X, self.mode = n, None, "dense"
             self.data = np.ascontiguousarray(matrix)
             self.diag = np.ascontiguousarray(np.diag(matrix), dtype=np.float64)
-            self._set_dense()
+            self.slot_of = np.arange(n, dtype=np.int64)
+            self.row_of_slot = np.arange(n, dtype=np.int64)
+            self._init_lru(n)
             return
         n = len(X)
         self.n = n
@@ -67,49 +78,78 @@ class KernelRows:
         if dtype is None:
             dtype = np.float64 if n * n * 8 <= budget else np.float32
         dtype = np.dtype(dtype)
+        # rows in float32 storage are computed from float32 inputs (half the GEMM cost)
+        self.X = X.astype(dtype) if getattr(X, "dtype", None) in (np.float32, np.float64) \
+            and not isinstance(kernel, Precomputed) else X
         if dense is None:
             dense = n * n * dtype.itemsize <= budget
-        if dense:
-            self.data = _dense_kernel(kernel, X, dtype)
-            self._set_dense()
-        else:
-            n_slots = int(min(n, max(2, budget // (dtype.itemsize * max(n, 1)))))
-            self.dense = False
-            self.data = np.empty((n_slots, n), dtype=dtype)
-            self.slot_of = np.full(n, -1, dtype=np.int64)
-            self.row_of_slot = np.full(n_slots, -1, dtype=np.int64)
-            self.last_used = np.zeros(n_slots, dtype=np.int64)
-            self.tick = np.zeros(1, dtype=np.int64)
-            self.n_computed = 0
+        n_slots = n if dense else int(min(n, max(2, budget // (dtype.itemsize * max(n, 1)))))
+        self.mode = "lazy" if dense else "lru"
+        self.data = np.empty((n_slots, n), dtype=dtype)
+        self.slot_of = np.full(n, -1, dtype=np.int64)
+        self.row_of_slot = np.full(n_slots, -1, dtype=np.int64)
+        self._init_lru(n_slots)
 
-    def _set_dense(self):
-        self.dense = True
-        n = self.n
-        self.slot_of = np.arange(n, dtype=np.int64)
-        self.row_of_slot = np.arange(n, dtype=np.int64)
-        self.last_used = np.zeros(n, dtype=np.int64)
+    def _init_lru(self, n_slots):
+        self.last_used = np.zeros(n_slots, dtype=np.int64)
         self.tick = np.zeros(1, dtype=np.int64)
-        self.n_computed = n
+
+    @property
+    def dense(self) -> bool:
+        """Whether there is storage for every row (no eviction)."""
+        return self.mode != "lru"
+
+    @property
+    def n_slots(self) -> int:
+        return self.data.shape[0]
 
     @property
     def dtype(self):
         return self.data.dtype
 
     def fetch(self, r: int) -> None:
-        """Compute row ``r`` into the least-recently-used slot (no-op when present)."""
-        if self.slot_of[r] >= 0:
+        """Make row ``r`` available."""
+        if self.slot_of[r] < 0:
+            self.fetch_many(np.array([r]))
+
+    def fetch_many(self, rows) -> None:
+        """Compute the missing rows among ``rows`` (one kernel block per chunk).
+
+        In LRU mode at most ``n_slots // 2`` rows are fetched (the first ones), and rows
+        used most recently are never evicted by the same call.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        rows = rows[self.slot_of[rows] < 0]
+        if len(rows) > 1:  # distinct, first occurrences kept in order
+            _, first = np.unique(rows, return_index=True)
+            rows = rows[np.sort(first)]
+        if len(rows) == 0:
             return
-        s = int(np.argmin(self.last_used))
-        old = self.row_of_slot[s]
-        if old >= 0:
-            self.slot_of[old] = -1
-        self.data[s] = self.kernel._compute(self.X[r : r + 1], self.X)[0]
-        self.data[s, r] = self.diag[r]  # diagonal of k(X, X) is kernel.diag (e.g. White)
-        self.slot_of[r] = s
-        self.row_of_slot[s] = r
+        if self.mode == "lazy":
+            slots = rows
+        else:
+            rows = rows[: max(1, self.n_slots // 2)]
+            slots = np.argsort(self.last_used, kind="stable")[: len(rows)]
+            old = self.row_of_slot[slots]
+            self.slot_of[old[old >= 0]] = -1
+        step = max(1, int(32 * 2**20 // (8 * max(self.n, 1))))
+        for start in range(0, len(rows), step):
+            rr, ss = rows[start : start + step], slots[start : start + step]
+            block = self.kernel._compute(self.X[rr], self.X)
+            block[np.arange(len(rr)), rr] = self.diag[rr]  # diagonal of k(X, X) is diag
+            self.data[ss] = block
+        self.slot_of[rows] = slots
+        self.row_of_slot[slots] = rows
         self.tick[0] += 1
-        self.last_used[s] = self.tick[0]
-        self.n_computed += 1
+        self.last_used[slots] = self.tick[0]
+        self.n_computed += len(rows)
+
+    def fetch_all(self) -> np.ndarray:
+        """The whole matrix (needs ``dense`` storage)."""
+        if not self.dense:
+            raise ValueError("The kernel matrix does not fit in working memory.")
+        self.fetch_many(np.flatnonzero(self.slot_of < 0))
+        return self.data
 
     def row(self, r: int) -> np.ndarray:
         """Row ``r`` of K (fetched if needed)."""
@@ -117,17 +157,20 @@ class KernelRows:
         return self.data[self.slot_of[r]]
 
     def rows_dot(self, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray) -> np.ndarray:
-        """``K[rows][:, cols] @ vals`` without forming more than a block of it."""
+        """``K[rows][:, cols] @ vals``, read as ``sum_c vals_c K[cols_c, rows]`` (symmetry).
+
+        Uses the stored rows of ``cols`` when they are (or can be) held, else kernel blocks.
+        """
         rows = np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
         vals = np.asarray(vals, dtype=np.float64)
+        out = np.zeros(len(rows))
         if len(cols) == 0 or len(rows) == 0:
-            return np.zeros(len(rows))
-        if self.dense:
-            out = np.empty(len(rows))
-            _dense_rows_dot(self.data, rows, cols, vals, out)
             return out
-        out = np.empty(len(rows))
+        if self.dense or len(cols) <= self.n_slots // 2:
+            self.fetch_many(cols)
+            _cols_dot(self.data, self.slot_of, rows, cols, vals, out)
+            return out
         Xc = self.X[cols]
         col_pos = np.full(self.n, -1, dtype=np.int64)
         col_pos[cols] = np.arange(len(cols))
@@ -135,7 +178,6 @@ class KernelRows:
         for start in range(0, len(rows), step):
             rr = rows[start : start + step]
             Kb = self.kernel._compute(self.X[rr], Xc)
-            # diagonal entries (row r, col r) are kernel.diag, as in the dense matrix
             j = col_pos[rr]
             hit = np.flatnonzero(j >= 0)
             Kb[hit, j[hit]] = self.diag[rr[hit]]
@@ -157,32 +199,11 @@ def as_kernel_rows(K, X=None, **kwargs) -> KernelRows:
     return KernelRows(None, None, matrix=K)
 
 
-def _dense_kernel(kernel: Kernel, X, dtype) -> np.ndarray:
-    """K = k(X, X) in ``dtype``; float32 is filled from float64 blocks (no n x n float64)."""
-    n = len(X)
-    if dtype == np.float64 or getattr(X, "dtype", None) == np.float32:
-        K = kernel._compute(X, None)
-        if K.dtype != dtype:
-            K = K.astype(dtype)
-        diag = kernel.diag(X)
-        K[np.arange(n), np.arange(n)] = diag
-        return np.ascontiguousarray(K)
-    K = np.empty((n, n), dtype=dtype)
-    step = max(1, int(128 * 2**20 // (8 * max(n, 1))))
-    for start in range(0, n, step):
-        sl = slice(start, min(start + step, n))
-        K[sl] = kernel._compute(X[sl], X)
-    K[np.arange(n), np.arange(n)] = kernel.diag(X)
-    return K
-
-
 @njit(cache=True)
-def _dense_rows_dot(data, rows, cols, vals, out):
-    # out[k] = sum_c K[rows[k], cols[c]] vals[c]
-    for k in range(rows.shape[0]):
-        row = data[rows[k]]
-        s = 0.0
-        for c in range(cols.shape[0]):
-            s += row[cols[c]] * vals[c]
-        out[k] = s
-
+def _cols_dot(data, slot_of, rows, cols, vals, out):
+    # out[k] = sum_c vals[c] K[cols[c], rows[k]]  (= (K[rows][:, cols] @ vals)[k] by symmetry)
+    for c in range(cols.shape[0]):
+        row = data[slot_of[cols[c]]]
+        v = vals[c]
+        for k in range(rows.shape[0]):
+            out[k] += v * row[rows[k]]
