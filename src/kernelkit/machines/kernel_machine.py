@@ -94,11 +94,14 @@ class _KernelMachine(BaseEstimator):
             raise ValueError(f"solver='newton' needs a smooth loss; {loss!r} is not.")
         return solver
 
-    def _gamma(self, X):
+    def _gamma(self, X, sw):
         gamma = self.gamma
         if isinstance(gamma, str):
             if gamma == "scale":
-                var = float(X.var()) if X.size else 0.0
+                # 1 / (d Var(X)) with the sample-weighted variance (= X.var() for unit weights)
+                w = sw / sw.sum()
+                mu = float(w @ X.mean(axis=1))
+                var = float(w @ ((X - mu) ** 2).mean(axis=1)) if X.size else 0.0
                 return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
             if gamma == "auto":
                 return 1.0 / X.shape[1]
@@ -122,7 +125,7 @@ class _KernelMachine(BaseEstimator):
             raise ValueError("sample_weight has no positive entry.")
         # (1/m) sum w_i l_i + alpha ||f||^2 <=> 1/2 ||f||^2 + sum C_i l_i, C_i = w_i/(2 alpha sum w)
         Cs = sw[keep] / (2.0 * alpha * sw.sum())
-        kernel = resolve_kernel(self.kernel, gamma=self._gamma(X), degree=self.degree,
+        kernel = resolve_kernel(self.kernel, gamma=self._gamma(X, sw), degree=self.degree,
                                 coef0=self.coef0, kernel_params=self.kernel_params,
                                 n_features=X.shape[1])
         if kernel is self.kernel:
@@ -318,7 +321,7 @@ class KernelClassifier(ClassifierMixin, _KernelMachine):
     """
 
     _task = "classification"
-    _test_params = [dict(), dict(loss="logistic")]
+    _test_params = [dict(tol=1e-9), dict(loss="logistic")]
 
     def __init__(self, loss="hinge", kernel="rbf", alpha: float = 1.0, *,
                  fit_intercept: bool = True, solver: str = "auto", tol: float | None = None,
@@ -433,7 +436,7 @@ class KernelRegressor(RegressorMixin, _KernelMachine):
     """
 
     _task = "regression"
-    _test_params = [dict(), dict(loss="epsilon_insensitive")]
+    _test_params = [dict(), dict(loss="epsilon_insensitive", tol=1e-9)]
 
     def __init__(self, loss="squared", kernel="rbf", alpha: float = 1.0, *,
                  fit_intercept: bool = True, solver: str = "auto", tol: float | None = None,
