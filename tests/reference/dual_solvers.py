@@ -46,16 +46,17 @@ def dual_box_reference(loss, K, y, C) -> np.ndarray:
     return res.x[:n] - res.x[n:]
 
 
-def libsvm_reference(K, p, ys, lower, upper, idx=None) -> np.ndarray:
-    """min 1/2 b^T Q b + p^T b, ys^T b = 0, lower <= b <= upper by SLSQP (n <= ~200)."""
+def libsvm_reference(K, p, ys, lower, upper, idx=None, const=0.0, x0=None) -> np.ndarray:
+    """min 1/2 b^T Q b + p^T b, ys^T b = const, lower <= b <= upper by SLSQP (n <= ~200)."""
     n_var = len(p)
     idx = np.arange(n_var) if idx is None else idx
     Q = np.outer(ys, ys) * K[np.ix_(idx, idx)]
-    res = minimize(lambda b: (0.5 * b @ Q @ b + p @ b, Q @ b + p), np.zeros(n_var),
+    x0 = np.zeros(n_var) if x0 is None else x0
+    res = minimize(lambda b: (0.5 * b @ Q @ b + p @ b, Q @ b + p), x0,
                    jac=True, method="SLSQP",
                    bounds=list(zip(np.broadcast_to(lower, (n_var,)),
                                    np.broadcast_to(upper, (n_var,)))),
-                   constraints=[dict(type="eq", fun=lambda b: ys @ b, jac=lambda b: ys)],
+                   constraints=[dict(type="eq", fun=lambda b: ys @ b - const, jac=lambda b: ys)],
                    options=dict(maxiter=2000, ftol=1e-14))
     return res.x
 
