@@ -196,7 +196,7 @@ class _KernelMachine(BaseEstimator):
             raise ValueError(f"Multiclass losses need solve_multiclass_cd ({exc}).") from exc
         from ..solvers._kernel_cache import KernelRows
 
-        K = KernelRows(kernel, Xk, dense=True).data
+        K = KernelRows(kernel, Xk, dense=True).fetch_all()
         yi = Yk[:, 0].astype(np.int64)
         res = solve_multiclass_cd(K, yi, A.shape[0], C=Cs, loss=loss,
                                   tol=1e-3 if self.tol is None else self.tol,
