@@ -15,6 +15,7 @@ import scipy.optimize
 from scipy.linalg import solve_triangular
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
 from sklearn.utils import check_random_state
+from threadpoolctl import threadpool_limits
 
 from .._progress import progress_bar
 from .._validation import check_is_fitted, resolve_estimator_kernel, validate_data
@@ -24,6 +25,11 @@ from ..linalg import block_rows, cho_solve
 from ._marginal_likelihood import factorize, log_marginal_likelihood
 
 __all__ = ["GaussianProcessRegressor"]
+
+# Up to this many training points the optimizer's factorizations run on one BLAS thread:
+# each log-likelihood evaluation is a chain of short LAPACK/BLAS calls whose thread
+# synchronization costs more than it saves (badly so on a loaded machine).
+SERIAL_BLAS_MAX_N = 2000
 
 
 class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
@@ -205,7 +211,9 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
             starts += [rng.uniform(bounds[:, 0], bounds[:, 1])
                        for _ in range(self.n_restarts_optimizer)]
         optima = []
-        with progress_bar(self.verbose, total=len(starts), desc="GP restarts") as bar:
+        serial = X.shape[0] <= SERIAL_BLAS_MAX_N
+        with threadpool_limits(limits=1 if serial else None, user_api="blas"), \
+                progress_bar(self.verbose, total=len(starts), desc="GP restarts") as bar:
             for theta0 in starts:
                 optima.append(self._constrained_optimization(obj_func, theta0, bounds))
                 bar.set_postfix_str(f"best log ML {-min(f for _, f in optima):.4g}")

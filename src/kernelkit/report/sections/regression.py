@@ -1,0 +1,132 @@
+"""Gaussian-process regression of the Mauna Loa CO2 series, and KRR as the GP posterior mean."""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+
+from .. import DemoContext, Section
+
+ORDER = 20
+TITLE = "Regression: a Gaussian process on Mauna Loa CO2, and kernel ridge = GP mean"
+
+
+def _monthly(X, y, step_months: int):
+    """Average the weekly series over calendar blocks of ``step_months`` months."""
+    year = X[:, 0]
+    block = np.floor((year - np.floor(year.min())) * 12 / step_months).astype(int)
+    uniq, inv = np.unique(block, return_inverse=True)
+    counts = np.bincount(inv)
+    return (np.bincount(inv, year) / counts)[:, None], np.bincount(inv, y) / counts
+
+
+def _kernels():
+    """Long-term trend + seasonal (periodic x decay) + irregularities, + white noise.
+
+    The same composition, parameterization and starting values for kernelkit and
+    scikit-learn (the kernel of scikit-learn's Mauna Loa example).
+    """
+    from sklearn.gaussian_process import kernels as sk
+
+    from kernelkit.kernels import RBF, Constant, ExpSineSquared, RationalQuadratic, White
+
+    ours = (Constant(50.0**2) * RBF(50.0)
+            + Constant(2.0**2) * RBF(100.0) * ExpSineSquared(1.0, 1.0,
+                                                             periodicity_bounds="fixed")
+            + Constant(0.5**2) * RationalQuadratic(1.0, 1.0)
+            + Constant(0.1**2) * RBF(0.1)) + White(0.1**2, noise_level_bounds=(1e-5, 1e1))
+    peer = (sk.ConstantKernel(50.0**2) * sk.RBF(50.0)
+            + sk.ConstantKernel(2.0**2) * sk.RBF(100.0)
+            * sk.ExpSineSquared(1.0, 1.0, periodicity_bounds="fixed")
+            + sk.ConstantKernel(0.5**2) * sk.RationalQuadratic(1.0, 1.0)
+            + sk.ConstantKernel(0.1**2) * sk.RBF(0.1)) + sk.WhiteKernel(
+                0.1**2, noise_level_bounds=(1e-5, 1e1))
+    return ours, peer
+
+
+def run(ctx: DemoContext) -> Section:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from sklearn.gaussian_process import GaussianProcessRegressor as SkGPR
+
+    from kernelkit import GaussianProcessRegressor, KernelRidge
+    from kernelkit.datasets import load_co2
+
+    X_week, y_week = load_co2(return_X_y=True)
+    step = 3 if ctx.quick else 1  # quarterly means in quick mode, monthly otherwise
+    X, y = _monthly(X_week, y_week, step)
+    y_mean = float(y.mean())
+    yc = y - y_mean
+    ours_k, peer_k = _kernels()
+    ctx.progress(f"GP on Mauna Loa CO2: n={len(y)} ({'quarterly' if step == 3 else 'monthly'} "
+                 "means), 5 kernel components, L-BFGS-B")
+    t0 = time.perf_counter()
+    gp = GaussianProcessRegressor(ours_k, random_state=ctx.random_state).fit(X, yc)
+    t_ours = time.perf_counter() - t0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t0 = time.perf_counter()
+        sk = SkGPR(peer_k, random_state=ctx.random_state).fit(X, yc)
+        t_peer = time.perf_counter() - t0
+    rows = [dict(model="GaussianProcessRegressor (trend + seasonal + irregular + noise)",
+                 data=f"Mauna Loa CO2, n={len(y)}", metric="log marginal likelihood",
+                 ours=gp.log_marginal_likelihood_value_,
+                 peer=float(sk.log_marginal_likelihood_value_),
+                 seconds=t_ours, peer_seconds=t_peer)]
+
+    # predictive mean and a 2-sigma band, extrapolated 5 years past the data
+    grid = np.linspace(X.min(), X.max() + 5.0, 600)[:, None]
+    mean, std = gp.predict(grid, return_std=True)
+    mean += y_mean
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    ax.plot(X_week[:, 0], y_week, ".", ms=1.5, color="0.6", label="weekly data")
+    ax.plot(grid[:, 0], mean, color="C0", lw=1, label="GP posterior mean")
+    ax.fill_between(grid[:, 0], mean - 2 * std, mean + 2 * std, color="C0", alpha=0.3,
+                    label="± 2σ")
+    ax.axvline(X.max(), color="k", lw=0.5, ls=":")
+    ax.set_xlabel("year")
+    ax.set_ylabel("CO₂ (ppmv)")
+    ax.legend(loc="upper left", fontsize=8)
+    ax.set_title("Mauna Loa CO₂: GP fit and 5-year extrapolation")
+    fig.tight_layout()
+    figures = [("GP posterior mean and ±2σ band; right of the dotted line is extrapolation, "
+                "where the band widens.", fig)]
+
+    # KRR with alpha = noise variance is the GP posterior mean (signal kernel without noise)
+    signal, noise = gp.kernel_.k1, float(gp.kernel_.k2.noise_level)
+    gp_signal = GaussianProcessRegressor(signal, alpha=noise, optimizer=None).fit(X, yc)
+    krr = KernelRidge(alpha=noise, kernel=signal).fit(X, yc)
+    f_gp, f_krr = gp_signal.predict(grid), krr.predict(grid)
+    diff = float(np.max(np.abs(f_gp - f_krr)))
+    rows.append(dict(model="KernelRidge(alpha=σ², kernel=k) vs GP mean", data="Mauna Loa CO2",
+                     metric="max |KRR − GP mean| (ppmv)", ours=diff, peer=None))
+    fig2, (a1, a2) = plt.subplots(2, 1, figsize=(6, 3.6), sharex=True,
+                                  gridspec_kw=dict(height_ratios=[3, 1]))
+    a1.plot(grid[:, 0], f_gp + y_mean, lw=2, color="C1", label="GP posterior mean")
+    a1.plot(grid[:, 0], f_krr + y_mean, lw=1, ls="--", color="k", label="kernel ridge")
+    a1.set_ylabel("CO₂ (ppmv)")
+    a1.legend(fontsize=8)
+    a2.plot(grid[:, 0], f_krr - f_gp, lw=0.8)
+    a2.set_ylabel("difference")
+    a2.set_xlabel("year")
+    fig2.tight_layout()
+    figures.append((f"Kernel ridge with alpha = the learned noise variance σ² = {noise:.3g} "
+                    f"reproduces the GP posterior mean (max difference {diff:.1e} ppmv).", fig2))
+
+    text = (
+        "The GP's kernel is a sum of a smooth long-term trend (RBF), a yearly cycle that can "
+        "drift (ExpSineSquared × RBF), medium-term irregularities (RationalQuadratic), "
+        "short-term correlated noise and white noise; its 11 hyperparameters are learned by "
+        "maximizing the log marginal likelihood with analytic gradients, from the same start "
+        "as scikit-learn's GaussianProcessRegressor on the same data (table). Learned: "
+        f"trend length scale {gp.kernel_.k1.k1.k1.k1.k2.length_scale:.1f} years, seasonal "
+        f"decay {gp.kernel_.k1.k1.k1.k2.k1.k2.length_scale:.1f} years, noise variance "
+        f"{noise:.3g} ppmv². Kernel ridge regression with the penalty equal to the noise "
+        "variance gives the same predictor as the GP posterior mean: the regularization and "
+        "Bayesian views agree."
+    )
+    return Section(title=TITLE, rows=rows, figures=figures, text=text)
