@@ -20,7 +20,7 @@ __all__ = [
     "tree_level_histograms",
     "tree_best_splits",
     "tree_route",
-    "tree_predict_codes",
+    "node_class_totals",
     "tree_predict_raw",
     "stump_predict_codes",
     "exp_weights",
@@ -254,12 +254,26 @@ def tree_level_histograms(codes, y, w, node, n_nodes, max_bins, n_classes):  # p
     d = codes.shape[0]
     n = codes.shape[1]
     hist = np.zeros((n_nodes, d, max_bins, n_classes))
-    for j in prange(d):
-        col = codes[j]
-        for i in range(n):
-            m = node[i]
-            if m >= 0:
-                hist[m, j, col[i], y[i]] += w[i]
+    for blk in prange((d + 3) // 4):  # four features a pass, as in _class_hists
+        j0 = 4 * blk
+        if d - j0 >= 4:
+            c0, c1, c2, c3 = codes[j0], codes[j0 + 1], codes[j0 + 2], codes[j0 + 3]
+            for i in range(n):
+                m = node[i]
+                if m >= 0:
+                    k = y[i]
+                    v = w[i]
+                    hist[m, j0, c0[i], k] += v
+                    hist[m, j0 + 1, c1[i], k] += v
+                    hist[m, j0 + 2, c2[i], k] += v
+                    hist[m, j0 + 3, c3[i], k] += v
+        else:
+            for j in range(j0, d):
+                col = codes[j]
+                for i in range(n):
+                    m = node[i]
+                    if m >= 0:
+                        hist[m, j, col[i], y[i]] += w[i]
     return hist
 
 
@@ -326,8 +340,11 @@ def tree_best_splits(hist, n_bins, criterion):  # pragma: no cover - numba
 
 
 @njit(cache=True)
-def tree_route(codes, node, feat, bins):  # pragma: no cover - numba
-    """Send samples of this level to the next: child 2m + (code ≥ b), −1 where m is a leaf."""
+def tree_route(codes, node, heap, feat, bins):  # pragma: no cover - numba
+    """Send samples of this level to the next: child 2m + (code ≥ b), −1 where m is a leaf.
+
+    ``heap[i]`` (the sample's node in heap layout) follows it down, in place.
+    """
     n = node.shape[0]
     out = np.empty(n, np.int64)
     for i in range(n):
@@ -335,21 +352,20 @@ def tree_route(codes, node, feat, bins):  # pragma: no cover - numba
         if m < 0 or feat[m] < 0:
             out[i] = -1
         else:
-            out[i] = 2 * m + (1 if codes[feat[m], i] >= bins[m] else 0)
+            side = 1 if codes[feat[m], i] >= bins[m] else 0
+            out[i] = 2 * m + side
+            heap[i] = 2 * heap[i] + 1 + side
     return out
 
 
 @njit(cache=True)
-def tree_predict_codes(codes, feature, bin_, value):  # pragma: no cover - numba
-    """Leaf class index of every training sample (heap layout; feature −1 marks a leaf)."""
-    n = codes.shape[1]
-    out = np.empty(n, np.int64)
-    for i in range(n):
-        g = 0
-        while feature[g] >= 0:
-            g = 2 * g + 1 + (1 if codes[feature[g], i] >= bin_[g] else 0)
-        out[i] = value[g]
-    return out
+def node_class_totals(node, y, w, n_nodes, n_classes):  # pragma: no cover - numba
+    """tot[m, k] = Σ w over samples in node m with class k (O(n), no features)."""
+    tot = np.zeros((n_nodes, n_classes))
+    for i in range(node.shape[0]):
+        if node[i] >= 0:
+            tot[node[i], y[i]] += w[i]
+    return tot
 
 
 @twin

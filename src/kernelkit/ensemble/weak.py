@@ -282,37 +282,37 @@ class DecisionTree(_BaseWeak):
         D = int(self.max_depth)
         size = 2 ** (D + 1) - 1
         feature = np.full(size, -1, np.int64)
-        bin_ = np.zeros(size, np.int64)
         threshold = np.full(size, np.inf)
         value = np.zeros(size, np.int64)
         importance = np.zeros(ctx.n_features)
         node = np.zeros(w.shape[0], np.int64)
         max_bins = int(B.n_bins.max())
         crit = _CRITERIA[self.criterion]
+        heap = np.zeros(w.shape[0], np.int64)  # each sample's node, heap layout
         for level in range(D + 1):
             n_nodes = 2 ** level
             first = n_nodes - 1  # heap index of this level's node 0
+            if level == D:  # leaves: class totals only, no feature histograms
+                tot = nb.node_class_totals(node, ctx.y_idx, w, n_nodes, K)
+                value[first:first + n_nodes] = np.argmax(tot, axis=1)
+                break
             hist = ctx.run(nb.tree_level_histograms, B.codes, ctx.y_idx, w, node, n_nodes,
                            max_bins, K, work=B.codes.size)
             value[first:first + n_nodes] = np.argmax(hist[:, 0].sum(axis=1), axis=1)
-            if level == D:
-                break
             feat, bins, gain = ctx.run(nb.tree_best_splits, hist, B.n_bins, crit, work=hist.size)
             feature[first:first + n_nodes] = feat
-            bin_[first:first + n_nodes] = bins
             for m in np.flatnonzero(feat >= 0):
                 threshold[first + m] = B.threshold(int(feat[m]), int(bins[m]))
                 importance[feat[m]] += gain[m]
             if not np.any(feat >= 0):
                 break
-            node = nb.tree_route(B.codes, node, feat, bins)
+            node = nb.tree_route(B.codes, node, heap, feat, bins)
         est = self._new()
         est._set_common(ctx)
         est.tree_feature_, est.tree_threshold_, est.tree_value_ = feature, threshold, value
         s = importance.sum()
         est.feature_importances_ = importance / s if s > 0 else importance
-        pred = nb.tree_predict_codes(B.codes, feature, bin_, value)
-        return est, pred
+        return est, value[heap]
 
     def _predict_index(self, X):
         X = np.ascontiguousarray(X, dtype=np.float64)
