@@ -279,8 +279,11 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         solver = self._solver(n, k)
         tol = {"randomized": self.tol or (1e-12 if K.dtype == np.float64 else 1e-5),
                "lobpcg": self.tol or None}.get(solver, self.tol)
+        # small oversampling: each block product costs ~ (k + p) n^2 flops, and the Krylov
+        # space (not the block width) does the converging
         w, V, n_iter = top_eigh(
             K, k, solver, overwrite_a=True, random_state=self.random_state,
+            n_oversamples=max(2, k // 5),
             n_iter=None if self.iterated_power == "auto" else int(self.iterated_power),
             tol=tol, max_iter=self.max_iter, return_n_iter=True,
         )
