@@ -177,16 +177,13 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
-def _close(figures) -> None:
+def _close_all() -> None:
+    """Close every pyplot figure a section left open (returned or not)."""
     try:
         import matplotlib.pyplot as plt
     except ImportError:  # pragma: no cover
         return
-    for _, fig in figures:
-        try:
-            plt.close(fig)
-        except Exception:  # noqa: BLE001 - closing is best effort
-            pass
+    plt.close("all")
 
 
 # ----------------------------------------------------------------------------- running
@@ -199,7 +196,6 @@ def _run_one(name: str, order: int, title: str, quick: bool, seed: int, out: Tex
         print(f"      {time.perf_counter() - start:6.1f}s  {msg}", file=out, flush=True)
 
     ctx = DemoContext(quick=quick, random_state=seed, progress=progress)
-    sec = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default")
         warnings.filterwarnings("ignore", category=DeprecationWarning, module="numba")
@@ -216,8 +212,7 @@ def _run_one(name: str, order: int, title: str, quick: bool, seed: int, out: Tex
             if debug:
                 print(res.traceback, file=out)
         finally:
-            if sec is not None:
-                _close(sec.figures)
+            _close_all()
     seen: dict[str, int] = {}
     for w in caught:
         key = f"{w.category.__name__}: {str(w.message).splitlines()[0] if str(w.message) else ''}"
