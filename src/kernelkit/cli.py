@@ -102,11 +102,19 @@ def _column(df, name: str, path: str):
 def _check_missing(col, name: str, path: str) -> None:
     bad = col.isna().to_numpy()
     if bad.any():
-        rows = ", ".join(str(i + 2) for i in bad.nonzero()[0][:5])  # +2: header, 1-based
+        rows = ", ".join(str(i + 1) for i in bad.nonzero()[0][:5])  # data rows, from 1
         raise CLIError(
-            f"column {name!r} in {path} has {int(bad.sum())} missing value(s) (file line "
+            f"column {name!r} in {path} has {int(bad.sum())} missing value(s) (row "
             f"{rows}{', ...' if bad.sum() > 5 else ''}); fill or drop them"
         )
+
+
+def _non_numeric(col) -> str:
+    """`` (line N: 'value')`` for the first value of ``col`` that is not a number."""
+    pd = _pandas()
+    bad = col[pd.to_numeric(col, errors="coerce").isna() & col.notna()]
+    i = int(col.index.get_loc(bad.index[0])) + 1 if len(bad) else 0  # data rows, from 1
+    return f" (row {i}: {str(bad.iloc[0])!r})" if len(bad) else ""
 
 
 def feature_matrix(df, columns: list[str], path: str):
@@ -117,11 +125,9 @@ def feature_matrix(df, columns: list[str], path: str):
     for name in columns:
         col = _column(df, name, path)
         if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)):
-            bad = col[pd.to_numeric(col, errors="coerce").isna() & col.notna()]
-            example = f" (line {bad.index[0] + 2}: {str(bad.iloc[0])!r})" if len(bad) else ""
             raise CLIError(
-                f"column {name!r} in {path} is not numeric{example}; encode it as numbers "
-                "or leave it out with --features"
+                f"column {name!r} in {path} is not numeric{_non_numeric(col)}; encode it as "
+                "numbers or leave it out with --features"
             )
         _check_missing(col, name, path)
     return np.ascontiguousarray(df[columns].to_numpy(dtype=np.float64))
@@ -379,9 +385,8 @@ def _target(col, name: str, path: str, kind: str):
     pd = _pandas()
     if kind == "regressor":
         if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
-            sample = col.astype(str).head(1).tolist()
-            raise CLIError(f"target column {name!r} in {path} is not numeric (e.g. "
-                           f"{sample[0]!r}); a regressor needs numbers")
+            raise CLIError(f"target column {name!r} in {path} is not numeric"
+                           f"{_non_numeric(col)}; a regressor needs numbers")
         return col.to_numpy(dtype=np.float64)
     values = col.to_numpy()
     if values.dtype == object:
