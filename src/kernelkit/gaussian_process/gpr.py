@@ -10,6 +10,7 @@ from __future__ import annotations
 import numbers
 import warnings
 
+import numba
 import numpy as np
 import scipy.optimize
 from scipy.linalg import solve_triangular
@@ -26,9 +27,9 @@ from ._marginal_likelihood import factorize, log_marginal_likelihood
 
 __all__ = ["GaussianProcessRegressor"]
 
-# Up to this many training points the optimizer's factorizations run on one BLAS thread:
-# each log-likelihood evaluation is a chain of short LAPACK/BLAS calls whose thread
-# synchronization costs more than it saves (badly so on a loaded machine).
+# Up to this many training points the optimizer runs on one BLAS thread and one numba
+# thread: each log-likelihood evaluation is a chain of short LAPACK/BLAS calls and kernel
+# loops whose thread synchronization costs more than it saves (badly so on a loaded machine).
 SERIAL_BLAS_MAX_N = 2000
 
 
@@ -212,12 +213,18 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
                        for _ in range(self.n_restarts_optimizer)]
         optima = []
         serial = X.shape[0] <= SERIAL_BLAS_MAX_N
-        with threadpool_limits(limits=1 if serial else None, user_api="blas"), \
-                progress_bar(self.verbose, total=len(starts), desc="GP restarts") as bar:
-            for theta0 in starts:
-                optima.append(self._constrained_optimization(obj_func, theta0, bounds))
-                bar.set_postfix_str(f"best log ML {-min(f for _, f in optima):.4g}")
-                bar.update()
+        n_threads = numba.get_num_threads()
+        try:
+            if serial:
+                numba.set_num_threads(1)  # thread-local in numba, restored below
+            with threadpool_limits(limits=1 if serial else None, user_api="blas"), \
+                    progress_bar(self.verbose, total=len(starts), desc="GP restarts") as bar:
+                for theta0 in starts:
+                    optima.append(self._constrained_optimization(obj_func, theta0, bounds))
+                    bar.set_postfix_str(f"best log ML {-min(f for _, f in optima):.4g}")
+                    bar.update()
+        finally:
+            numba.set_num_threads(n_threads)
         best = int(np.argmin([f for _, f in optima]))
         return np.asarray(optima[best][0], dtype=float)
 
