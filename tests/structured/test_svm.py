@@ -192,3 +192,16 @@ def test_equals_multiclass_svm_crammer_singer(kernel):
     Xt = np.random.default_rng(2).normal(scale=2.0, size=(200, 2))
     np.testing.assert_array_equal(ours.predict(Xt), cs.predict(Xt))
     np.testing.assert_array_equal(ours.predict(X), cs.predict(X))
+
+
+def test_float32_inputs_keep_a_float32_cache_and_the_same_model():
+    X, Y = _chains(n=10, S=3, d=2, seed=5, max_len=4)
+    X32 = [x.astype(np.float32) for x in X]
+    kw = dict(kernel="rbf", gamma=0.5, C=1.0, max_iter=5, tol=0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        m64 = StructuredSVM(ChainOracle(3), **kw).fit(X, Y)
+        m32 = StructuredSVM(ChainOracle(3), **kw).fit(X32, Y)
+    np.testing.assert_allclose(m32.history_, m64.history_, rtol=1e-4)
+    np.testing.assert_allclose(m32.decision_function(X32, Y), m64.decision_function(X, Y),
+                               rtol=1e-4, atol=1e-5)

@@ -50,13 +50,16 @@ class UnaryField:
             self.Phi = np.asarray(Phi, dtype=np.float64)
             self.W = np.zeros((self.Phi.shape[1], n_states))  # W = Phi^T U
             return
-        self.AT = np.zeros((n_states, N))  # A^T = (K U)^T, one contiguous row per state
-        if N * N * 8 <= cache_size * 2**20:
+        # float32 inputs keep the kernel cache and the scores in float32 (half the memory
+        # traffic of the score updates); U, the duals and all objectives stay float64
+        self.dtype = np.float32 if parts.dtype == np.float32 else np.float64
+        self.AT = np.zeros((n_states, N), dtype=self.dtype)  # A^T = (K U)^T, row per state
+        if N * N * np.dtype(self.dtype).itemsize <= cache_size * 2**20:
             self.mode = "cached"
-            self.K = np.asarray(kernel._compute(parts, None), dtype=np.float64)
+            self.K = np.asarray(kernel._compute(parts, None), dtype=self.dtype)
         else:
             self.mode = "stream"
-            self.diag = np.asarray(kernel.diag(parts), dtype=np.float64)
+            self.diag = np.asarray(kernel.diag(parts), dtype=self.dtype)
 
     # ------------------------------------------------------------------ reads
     def _rows(self, a: int, b: int) -> np.ndarray:
@@ -64,7 +67,7 @@ class UnaryField:
         if self.mode == "cached":
             return self.K[a:b]
         if self._rows_key != (a, b):
-            R = np.asarray(self.kernel._compute(self.parts[a:b], self.parts), dtype=np.float64)
+            R = np.asarray(self.kernel._compute(self.parts[a:b], self.parts), dtype=self.dtype)
             t = np.arange(b - a)
             R[t, a + t] = self.diag[a:b]  # k(x, x) as kernel.diag (matters for White noise)
             self._rows_cache, self._rows_key = R, (a, b)
@@ -74,10 +77,10 @@ class UnaryField:
         """(K U)[a:b] for the parts of one example."""
         if self.mode == "explicit":
             return self.Phi[a:b] @ self.W
-        G = self.AT[:, a:b].T
+        G = self.AT[:, a:b].T.astype(np.float64)
         p = self._n_pend
         if p:  # + K[a:b, queued] dU_queued
-            G = G + self._rows(a, b)[:, self._pend_rows[:p]] @ self._pend_dU[:p]
+            G += self._rows(a, b)[:, self._pend_rows[:p]] @ self._pend_dU[:p]
         return G
 
     def all_scores(self) -> np.ndarray:
@@ -85,7 +88,7 @@ class UnaryField:
         if self.mode == "explicit":
             return self.Phi @ self.W
         self.flush()
-        return self.AT.T
+        return self.AT.T.astype(np.float64)
 
     def gram(self, a: int, b: int) -> np.ndarray:
         """K[a:b, a:b], the input kernel among one example's parts."""
@@ -128,9 +131,9 @@ class UnaryField:
         if self.mode == "cached":
             R = self.K[rows]
         else:
-            R = np.asarray(self.kernel._compute(self.parts[rows], self.parts), dtype=np.float64)
+            R = np.asarray(self.kernel._compute(self.parts[rows], self.parts), dtype=self.dtype)
             R[np.arange(p), rows] = self.diag[rows]
-        self.AT += self._pend_dU[:p].T @ R
+        self.AT += self._pend_dU[:p].T.astype(self.dtype) @ R
         self._n_pend = 0
 
     def kernel_times(self, a: int, b: int, M: np.ndarray) -> np.ndarray:
@@ -146,9 +149,10 @@ class UnaryField:
         if self.mode == "explicit":
             self.W = self.Phi.T @ self.U
         elif self.mode == "cached":
-            self.AT = self.U.T @ self.K  # K is symmetric
+            self.AT = (self.U.T @ self.K).astype(self.dtype)  # K is symmetric
         else:
-            self.AT = np.ascontiguousarray((KernelOperator(self.kernel, self.parts) @ self.U).T)
+            KU = KernelOperator(self.kernel, self.parts) @ self.U
+            self.AT = np.ascontiguousarray(KU.T, dtype=self.dtype)
 
     def get_state(self) -> list[np.ndarray]:
         """The arrays that define w_unary (copies): U and its scores (A, or W)."""
