@@ -21,6 +21,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import sklearn
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 
@@ -169,7 +170,6 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        from ..solvers._kernel_cache import KernelRows
         from ..solvers.multiclass_cd import solve_multiclass_cd
 
         C = check_positive(self.C, "C")
@@ -195,8 +195,11 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
                                  f"got shape {X.shape}.")
             K = np.ascontiguousarray(X)
         else:
-            # K computed once (float64 when it fits in working memory, else float32)
-            K = KernelRows(kernel, X, dense=True).fetch_all()
+            # K computed once, in one GEMM + in-place map: float64 when it fits in
+            # working memory, else float32 (the solver keeps scores and alpha in float64)
+            budget = sklearn.get_config()["working_memory"] * 2**20
+            wide = X.dtype == np.float64 and X.shape[0] ** 2 * 8 <= budget
+            K = kernel(X if wide else X.astype(np.float32))
         seed = np.random.RandomState(self.random_state).randint(2**31) \
             if not isinstance(self.random_state, numbers.Integral) else self.random_state
         with progress_bar(self.verbose, total=max_iter, desc="MulticlassSVM") as bar:

@@ -294,7 +294,7 @@ def solve_multiclass_cd(
         quad, lin, risk = _gap_terms(kind, y, Cv, A, Fa, active, g)
         primal, dual = 0.5 * quad + risk, lin - 0.5 * quad
         rel = max(primal - dual, 0.0) / max(primal, np.finfo(float).tiny)
-        if active.shape[0] < n and (rel <= 10 * tol or n_iter - refreshed >= _REFRESH_EVERY):
+        if active.shape[0] < n and (rel <= tol or n_iter - refreshed >= _REFRESH_EVERY):
             refreshed = n_iter
             # the shrunk examples' losses were assumed zero: check them with fresh scores
             # (alpha_i = 0 there, so only their loss terms change); violators come back
