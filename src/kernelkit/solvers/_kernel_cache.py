@@ -65,7 +65,7 @@ class KernelRows:
         self.n_computed = 0
         if matrix is not None:
             n = matrix.shape[0]
-            self.n, self.X, self.mode = n, None, "dense"
+            self.n, self.X, self.mode, self._rbf = n, None, "dense", None
             self.data = np.ascontiguousarray(matrix)
             self.diag = np.ascontiguousarray(np.diag(matrix), dtype=np.float64)
             self.slot_of = np.arange(n, dtype=np.int64)
@@ -83,6 +83,7 @@ class KernelRows:
             and not isinstance(kernel, Precomputed) else X
         if dense is None:
             dense = n * n * dtype.itemsize <= budget
+        self._rbf = _rbf_fast_path(kernel, self.X)
         n_slots = n if dense else int(min(n, max(2, budget // (dtype.itemsize * max(n, 1)))))
         self.mode = "lazy" if dense else "lru"
         self.data = np.empty((n_slots, n), dtype=dtype)
@@ -135,7 +136,12 @@ class KernelRows:
         step = max(1, int(32 * 2**20 // (8 * max(self.n, 1))))
         for start in range(0, len(rows), step):
             rr, ss = rows[start : start + step], slots[start : start + step]
-            block = self.kernel._compute(self.X[rr], self.X)
+            if self._rbf is not None:
+                Xs, sq = self._rbf
+                block = Xs[rr] @ Xs.T
+                _rbf_rows_inplace(block, sq[rr], sq)
+            else:
+                block = self.kernel._compute(self.X[rr], self.X)
             block[np.arange(len(rr)), rr] = self.diag[rr]  # diagonal of k(X, X) is diag
             self.data[ss] = block
         self.slot_of[rows] = slots
@@ -197,6 +203,29 @@ def as_kernel_rows(K, X=None, **kwargs) -> KernelRows:
     if K.dtype not in (np.float32, np.float64):
         K = K.astype(np.float64)
     return KernelRows(None, None, matrix=K)
+
+
+def _rbf_fast_path(kernel, X):
+    """Scaled inputs and squared norms for an isotropic RBF kernel (else None).
+
+    Single kernel rows are what SMO asks for; computing them through ``kernel._compute``
+    rescales all of X and launches a parallel loop per row, which costs more than the row.
+    """
+    from ..kernels import RBF
+
+    if type(kernel) is not RBF or np.ndim(kernel.length_scale) != 0 or X is None:
+        return None
+    Xs = np.ascontiguousarray(X / np.asarray(kernel.length_scale, dtype=X.dtype))
+    return Xs, np.einsum("ij,ij->i", Xs, Xs)
+
+
+@njit(cache=True)
+def _rbf_rows_inplace(G, sq_rows, sq):
+    # k = exp(-1/2 max(|x|^2 + |y|^2 - 2 x.y, 0)) on the scaled inputs
+    for i in range(G.shape[0]):
+        for j in range(G.shape[1]):
+            d = sq_rows[i] + sq[j] - 2.0 * G[i, j]
+            G[i, j] = np.exp(-0.5 * d) if d > 0.0 else 1.0
 
 
 @njit(cache=True)
