@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 from numba import njit
+from threadpoolctl import threadpool_limits
 
 from .._result import Result
 from ..exceptions import ConvergenceWarning
@@ -335,20 +336,22 @@ def solve_smo(
     yG = ys * G
     up = np.where(ys > 0, b < hi, b > lo)
     low = np.where(ys > 0, b > lo, b < hi)
-    while True:
-        status = _smo_loop(b, yG, ys, lo, hi, up, low, idx, rows.diag, rows.data,
-                           rows.slot_of, rows.last_used, rows.tick, active, state, fstate,
-                           float(tol), max_iter, bool(shrinking))
-        if status == _NEED_ROW:
-            # one row at a time: SMO touches few rows (letters, n=16,000: ~3,000), and
-            # prefetching by violation computed 4x more rows than it saved calls
-            rows.fetch(int(state[4]))
-        elif status == _RECONSTRUCT:
-            _reconstruct(yG, b, p, ys, idx, rows, active[state[1]:], signed=True)
-            state[1] = n_var
-            state[5] = -2
-        else:
-            break
+    # rows come one at a time: a one-row product gains nothing from BLAS threads
+    with threadpool_limits(limits=1, user_api="blas"):
+        while True:
+            status = _smo_loop(b, yG, ys, lo, hi, up, low, idx, rows.diag, rows.data,
+                               rows.slot_of, rows.last_used, rows.tick, active, state,
+                               fstate, float(tol), max_iter, bool(shrinking))
+            if status == _NEED_ROW:
+                # one row at a time: SMO touches few rows (letters, n=16,000: ~3,000), and
+                # prefetching by violation computed 4x more rows than it saved calls
+                rows.fetch(int(state[4]))
+            elif status == _RECONSTRUCT:
+                _reconstruct(yG, b, p, ys, idx, rows, active[state[1]:], signed=True)
+                state[1] = n_var
+                state[5] = -2
+            else:
+                break
     if state[1] < n_var:  # stopped at max_iter with variables shrunk
         _reconstruct(yG, b, p, ys, idx, rows, active[state[1]:], signed=True)
     G = ys * yG
