@@ -30,6 +30,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 
+from .._progress import progress_bar
 from .._validation import (
     FLOAT_DTYPES,
     check_is_fitted,
@@ -146,6 +147,8 @@ class _KernelMachine(BaseEstimator):
             from ..solvers._kernel_cache import KernelRows
 
             K = KernelRows(kernel, Xk) if solver != "newton" else None
+            bar = progress_bar(self.verbose, total=n_prob, desc=f"{type(self).__name__} "
+                               f"({solver})")
             for k in range(n_prob):
                 y = Y[keep, k]
                 if solver == "smo":
@@ -172,6 +175,8 @@ class _KernelMachine(BaseEstimator):
                     b[k] = res.info["intercept"]
                 n_iter[k] = res.n_iter
                 gaps[k] = res.info["gap"]
+                bar.update()
+            bar.close()
             del K
         self.loss_ = loss
         self.solver_ = solver
@@ -262,7 +267,7 @@ _COMMON_PARAMS = """
     shrinking : bool, default=True
         Shrink variables at bounds (SMO, dual CD).
     verbose : int, default=0
-        Unused for now (the solvers run in numba); kept for API symmetry.
+        Show a progress bar over the sub-problems (one-vs-rest classes) when > 0.
     random_state : int, RandomState or None
         Coordinate order of dual CD / multiclass CD.
 """
