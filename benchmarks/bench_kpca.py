@@ -55,7 +55,7 @@ def run(quick: bool = False) -> list[Row]:
         f"{ours.n_iter_} block products)", t_ours, peers[best],
         peer=f"scikit-learn {best}; arpack {peers['arpack']:.2f} s, "
              f"randomized {peers['randomized']:.2f} s",
-        agree=f"max |proj diff| up to sign vs {agree}",
+        agree=f"max abs projection diff up to sign vs {agree}",
         notes=f"our peak {peak / 2**20:.0f} MiB = n×n ({nn:.0f} MiB) + "
               f"{(peak / 2**20 - nn):.0f} MiB",
         target="≥2× vs fastest, 1e-6, peak ≤ n×n + O(nk)",

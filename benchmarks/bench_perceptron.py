@@ -44,7 +44,7 @@ def run(quick: bool = False) -> list[Row]:
         f"KernelPerceptron rbf γ={GAMMA}, 1 epoch, letters A–M vs N–Z (n={n})", t1, t_svc,
         peer="scikit-learn SVC fit (C=10)",
         agree=f"test acc {acc1:.4f} vs SVC {acc_svc:.4f}",
-        notes=f"{one.mistakes_[0]} mistakes = |support|; {t1:.2f} s per epoch; "
+        notes=f"{one.mistakes_[0]} mistakes = support size; {t1:.2f} s per epoch; "
               f"linear sklearn Perceptron acc {acc_lin:.4f}",
         target="report time/epoch and accuracy",
     ))
@@ -57,7 +57,7 @@ def run(quick: bool = False) -> list[Row]:
         f"KernelPerceptron averaged, 5 epochs (n={n})", t5, t_svc,
         peer="scikit-learn SVC fit (C=10)",
         agree=f"test acc {acc5:.4f} vs SVC {acc_svc:.4f} ({gap:+.2f} points behind)",
-        notes=f"mistakes per epoch {avg.mistakes_.tolist()}, |support| {len(avg.support_)}; "
+        notes=f"mistakes per epoch {avg.mistakes_.tolist()}, support size {len(avg.support_)}; "
               f"{'met' if gap <= 2 else 'NOT met'}",
         target="within 2 points of SVC",
     ))
