@@ -170,6 +170,16 @@ def _scores(K, A, cols):
     return out
 
 
+def _all_scores(K, A, active, Fa):
+    """Scores of every example: the live ones of ``active``, the stale ones recomputed."""
+    n = K.shape[0]
+    F = np.empty((A.shape[1], n))
+    F[:, active] = Fa
+    idle = np.flatnonzero(~np.isin(np.arange(n), active, assume_unique=True))
+    F[:, idle] = _scores(K, A, idle)
+    return F
+
+
 # ------------------------------------------------------------------ public API
 def multiclass_dual_objective(K, y, A) -> float:
     """``D(alpha) = sum_i alpha_{i y_i} - 1/2 sum_j alpha_{:j}^T K alpha_{:j}``."""
@@ -298,11 +308,7 @@ def solve_multiclass_cd(
             refreshed = n_iter
             # the shrunk examples' losses were assumed zero: check them with fresh scores
             # (alpha_i = 0 there, so only their loss terms change); violators come back
-            F = np.empty((n_classes, n))
-            F[:, active] = Fa
-            idle = np.flatnonzero(~np.isin(everyone, active, assume_unique=True))
-            F[:, idle] = _scores(K, A, idle)
-            active, Fa = everyone, F
+            active, Fa = everyone, _all_scores(K, A, active, Fa)
             quad, lin, risk = _gap_terms(kind, y, Cv, A, Fa, active, g)
             primal, dual = 0.5 * quad + risk, lin - 0.5 * quad
             rel = max(primal - dual, 0.0) / max(primal, np.finfo(float).tiny)
@@ -319,11 +325,7 @@ def solve_multiclass_cd(
             if out.any():
                 active, Fa = active[~out], np.ascontiguousarray(Fa[:, ~out])
     if active.shape[0] < n:
-        F = np.empty((n_classes, n))
-        F[:, active] = Fa
-        idle = np.flatnonzero(~np.isin(everyone, active, assume_unique=True))
-        F[:, idle] = _scores(K, A, idle)
-        Fa = F
+        Fa = _all_scores(K, A, active, Fa)
     if not converged:
         warnings.warn(
             f"solve_multiclass_cd reached max_iter={max_iter} with relative duality gap "
