@@ -52,7 +52,7 @@ def run(quick: bool = False) -> list[Row]:
     rows.append(Row(
         f"KernelRegressor(epsilon_insensitive) vs SVR, n={n}, d=8, RBF gamma={gamma}, "
         f"C={C}, eps={eps}", t_ours, t_peer, peer="sklearn SVR (libsvm)",
-        agree=f"max |pred diff| {diff:.1e} on {len(Xrt)} test points",
+        agree=f"max abs pred diff {diff:.1e} on {len(Xrt)} test points",
         target="same predictions to 1e-3, fit ≤ 1.5× SVR",
         notes=f"SVs {ours_r.n_support_} vs {peer_r.support_.size}; time ratio ours/SVR "
               f"{t_ours / t_peer:.2f}",

@@ -67,7 +67,7 @@ def run(ctx: DemoContext) -> Section:
                                     epsilon=0.1), Xr, yr)
     svr, tp = _timed(SVR(C=1.0, gamma=1.0, epsilon=0.1), Xr, yr)
     rows.append(dict(model="KernelRegressor(epsilon_insensitive)", data=f"2-D sine, n={m}",
-                     metric="max |prediction - SVR prediction|",
+                     metric="max abs(prediction - SVR prediction)",
                      ours=float(np.max(np.abs(reg.predict(Xr) - svr.predict(Xr)))), peer=0.0,
                      seconds=round(t, 2), peer_seconds=round(tp, 2)))
     # figure: the three losses on two moons (same kernel, same alpha)
