@@ -30,7 +30,7 @@ __all__ = ["GaussianProcessRegressor"]
 # Up to this many training points the optimizer runs on one BLAS thread and one numba
 # thread: each log-likelihood evaluation is a chain of short LAPACK/BLAS calls and kernel
 # loops whose thread synchronization costs more than it saves (badly so on a loaded machine).
-SERIAL_BLAS_MAX_N = 2000
+SERIAL_BLAS_MAX_N = 1000
 
 
 class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
@@ -284,9 +284,8 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
             return self._unnormalize(mean), self._scale_cov(cov)
         mean = np.empty((m, A.shape[1]))
         var = kernel.diag(X).astype(np.float64) if return_std else None
-        # blocks of <= 1024 test rows: the triangular solves run faster on cache-sized
-        # panels than on one (n_train x n_test) right-hand side (and memory stays bounded)
-        step = min(1024, block_rows(n_train, 8 * (2 if return_std else 1)))
+        # test rows in blocks within working memory (the solve is one BLAS-3 call per block)
+        step = block_rows(n_train, 8 * (2 if return_std else 1))
         for start in range(0, m, step):
             sl = slice(start, min(start + step, m))
             Ks = kernel(X[sl], self.X_train_)  # (rows, n_train)
