@@ -122,8 +122,25 @@ def matern_from_sqdist(D, nu2):  # pragma: no cover - numba
 
 @njit(parallel=True, cache=True)
 def power_affine(G, gamma, coef0, degree):  # pragma: no cover - numba
-    """In place: G_ij <- (gamma * G_ij + coef0) ** degree."""
+    """In place: G_ij <- (gamma * G_ij + coef0) ** degree.
+
+    Integer degrees use exponentiation by squaring (a few multiplies instead of pow).
+    """
     n, m = G.shape
+    d = int(degree)
+    integral = d == degree and d >= 0
     for i in prange(n):
         for j in range(m):
-            G[i, j] = (gamma * G[i, j] + coef0) ** degree
+            u = gamma * G[i, j] + coef0
+            if integral:
+                r = 1.0
+                b = u
+                e = d
+                while e > 0:
+                    if e & 1:
+                        r *= b
+                    b *= b
+                    e >>= 1
+                G[i, j] = r
+            else:
+                G[i, j] = u**degree
