@@ -160,7 +160,7 @@ def _row_dask(X32, y32, Xte, yte, local, t_local, max_iter) -> Row:
     )
 
 
-def rows_dask_float64(max_iter: int = 10) -> list[Row]:
+def rows_dask_float64(max_iter: int = 5) -> list[Row]:
     """Coefficient agreement dask vs one process in float64 (float32 CG paths diverge)."""
     import dask.array as da
     from distributed import Client, LocalCluster
