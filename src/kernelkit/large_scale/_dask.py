@@ -184,7 +184,6 @@ class DaskKernelOperator(KernelOperator):
             raise ValueError(f"X has {X.shape[1]} features but Y has {self.Y.shape[1]}.")
         self.symmetric = False
         self.working_memory = working_memory
-        self._Ya = None
         self.X, self._futures, self.offsets = persist_rows(self.client, X)
         [self._Y_future] = self.client.scatter([self.Y], broadcast=True)
 
