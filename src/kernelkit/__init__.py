@@ -7,8 +7,7 @@ cheap and a command-line call loads only what it uses.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
+from ._lazy import attach
 
 __version__ = "0.1.0"
 
@@ -36,22 +35,4 @@ _PUBLIC = {
 }
 
 
-def _available(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
-
-
-__all__ = sorted(name for name, mod in _PUBLIC.items() if _available(mod))
-
-
-def __getattr__(name: str):
-    if name in _PUBLIC:
-        module = importlib.import_module(_PUBLIC[name])
-        return getattr(module, name)
-    raise AttributeError(f"module 'kernelkit' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__, __all__ = attach(__name__, _PUBLIC)
