@@ -160,7 +160,7 @@ class Matern(_LengthScaleKernel):
     >>> from kernelkit.kernels import Matern
     >>> K = Matern(length_scale=1.0, nu=1.5)(np.array([[0.0], [1.0]]))
     >>> round(float(K[0, 1]), 6)
-    0.483689
+    0.483358
     """
 
     _hyperparameters = ("length_scale",)
