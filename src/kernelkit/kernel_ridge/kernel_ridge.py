@@ -267,7 +267,10 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
 
     def _operator(self, X, a, s, u):
         """The map v -> (P S K S P + a I) v with K applied block by block (never formed)."""
-        op = KernelOperator(self.kernel_, X)
+        # blocks of at most 256 MiB: next to the float32 factor of "mixed", the product's
+        # blocks stay small compared with one n x n float64 matrix
+        wm = min(256.0, float(sklearn.get_config()["working_memory"]))
+        op = KernelOperator(self.kernel_, X, working_memory=wm)
 
         def scale(V):
             return V if s is None else V * s.reshape((-1,) + (1,) * (V.ndim - 1))
