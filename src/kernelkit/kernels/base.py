@@ -295,12 +295,14 @@ class Product(_Binary):
 
     def gradient(self, X, K=None):
         # d(K1 K2) = dK1 * K2 + K1 * dK2 (elementwise)
-        K1 = self.k1._compute(self.k1._check_input(X), None) if self.k2.n_dims else None
-        K2 = self.k2._compute(self.k2._check_input(X), None) if self.k1.n_dims else None
-        for dK in self.k1.gradient(X):
+        # each factor's matrix is built once and reused by the factor's own gradient
+        need = self.k1.n_dims or self.k2.n_dims
+        K1 = self.k1._compute(self.k1._check_input(X), None) if need else None
+        K2 = self.k2._compute(self.k2._check_input(X), None) if need else None
+        for dK in self.k1.gradient(X, K1):
             dK *= K2
             yield dK
-        for dK in self.k2.gradient(X):
+        for dK in self.k2.gradient(X, K2):
             dK *= K1
             yield dK
 
@@ -355,8 +357,12 @@ class Scale(Kernel):
     def gradient(self, X, K=None):
         X = self._check_input(X)
         # d(c K)/dlog c = c K ;  d(c K)/dtheta_k = c dK/dtheta_k
+        if K is None and self.n_dims:
+            K = self._compute(X, None)
         if not self.hyperparameters[0].fixed:
-            yield K.copy() if K is not None else self._compute(X, None)
-        for dK in self.kernel.gradient(X):
+            yield K.copy()
+        # the inner kernel's matrix is K / c: reuse it instead of recomputing
+        inner = K / self.scale if K is not None and self.scale > 0 else None
+        for dK in self.kernel.gradient(X, inner):
             dK *= self.scale
             yield dK

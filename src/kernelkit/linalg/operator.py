@@ -12,7 +12,7 @@ import numpy as np
 import sklearn
 from scipy.sparse.linalg import LinearOperator
 
-from ..kernels import Kernel, resolve_kernel
+from ..kernels import resolve_kernel
 
 __all__ = ["KernelOperator", "block_rows"]
 
@@ -221,13 +221,3 @@ class KernelOperator:
 
     def __repr__(self) -> str:
         return f"KernelOperator({self.kernel!r}, shape={self.shape})"
-
-
-def as_operator(A):
-    """Accept a dense array, a KernelOperator or a callable as a matrix product."""
-    if callable(A) and not hasattr(A, "__matmul__"):
-        return A
-    return lambda V: A @ V
-
-
-_ = Kernel  # re-exported type for annotations
