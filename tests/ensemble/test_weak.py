@@ -26,10 +26,50 @@ def test_stump_matches_brute_force(K, seed):
     y = rng.integers(0, K, size=n)
     w = rng.exponential(size=n)
     w /= w.sum()
-    s = DecisionStump().fit(X, y, sample_weight=w)
+    s = DecisionStump(criterion="error").fit(X, y, sample_weight=w)
     ref_err, _, _ = brute_force_stump(X, y, w)
     assert s.error_ == pytest.approx(ref_err, abs=1e-12)
     assert _weighted_error(s, X, y, w) == pytest.approx(ref_err, abs=1e-12)
+
+
+@pytest.mark.parametrize("K", [2, 3])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_exact_stump_over_presorted_features_matches_brute_force(K, seed):
+    """> 256 distinct values (presorted), ties, binned features and zero weights mixed."""
+    rng = np.random.default_rng(seed)
+    n = 600
+    X = np.column_stack([rng.integers(0, 6, n).astype(float),  # binned exactly
+                         np.round(rng.normal(size=n), 2),  # > 256 values with ties: presorted
+                         rng.normal(size=n)])  # all distinct: presorted
+    y = (X[:, 1] + X[:, 2] + rng.normal(size=n) > 0).astype(int) + \
+        (rng.random(n) < 0.3 * (K - 2)).astype(int)
+    w = rng.exponential(size=n)
+    w[rng.random(n) < 0.1] = 0.0
+    w /= w.sum()
+    s = DecisionStump(criterion="error").fit(X, y, sample_weight=w)
+    ref_err, _, _ = brute_force_stump(X[w > 0], y[w > 0], w[w > 0])
+    assert s.error_ == pytest.approx(ref_err, abs=1e-12)
+    assert _weighted_error(s, X, y, w) == pytest.approx(ref_err, abs=1e-12)
+    # a zero weight is a removed row: same stump as without those rows
+    t = DecisionStump(criterion="error").fit(X[w > 0], y[w > 0], sample_weight=w[w > 0])
+    assert (t.feature_, t.threshold_) == (s.feature_, s.threshold_)
+
+
+def test_exact_stump_when_the_probe_misses_distinct_values():
+    # 250 common values on the even rows (what the ~2048-row probe sees) and 60 values
+    # that occur once, on odd rows: > 256 distinct, so the feature must be presorted
+    rng = np.random.default_rng(5)
+    n = 4200
+    x = rng.integers(0, 250, n).astype(float)
+    odd = rng.choice(np.arange(1, n, 2), 60, replace=False)
+    x[odd] = 250 + rng.random(60) * 10
+    X = np.column_stack([x, rng.normal(size=n)])
+    y = ((x > 120) ^ (rng.random(n) < 0.2) | (x > 250)).astype(int)
+    w = rng.exponential(size=n)
+    w /= w.sum()
+    s = DecisionStump().fit(X, y, sample_weight=w)
+    ref_err, _, _ = brute_force_stump(X, y, w)
+    assert s.error_ == pytest.approx(ref_err, abs=1e-12)
 
 
 def test_stump_polarity_and_constant():
@@ -69,7 +109,7 @@ def test_stump_with_quantile_bins_is_exact_over_its_edges():
     X = rng.normal(size=(3000, 2))
     y = np.where(X[:, 0] + 0.3 * rng.normal(size=3000) > 0.1, 1, -1)
     w = np.full(3000, 1 / 3000)
-    s = DecisionStump().fit(X, y)
+    s = DecisionStump(max_bins=256).fit(X, y)
     B = bin_features(X)
     ref = np.inf
     for j in range(2):  # brute force over the documented candidate thresholds (bin edges)
@@ -80,6 +120,8 @@ def test_stump_with_quantile_bins_is_exact_over_its_edges():
     assert s.error_ == pytest.approx(ref, abs=1e-12)
     exact, _, _ = brute_force_stump(X[:, :1], (y > 0).astype(int), w)
     assert s.error_ <= exact + 2e-3  # 256 quantile bins lose little
+    # the default (max_bins=None) presorts these features: exact over every threshold
+    assert DecisionStump().fit(X, y).error_ == pytest.approx(exact, abs=1e-12)
 
 
 def test_depth1_tree_with_error_criterion_is_the_stump():
@@ -89,7 +131,7 @@ def test_depth1_tree_with_error_criterion_is_the_stump():
     w = rng.random(80)
     w /= w.sum()
     t = DecisionTree(max_depth=1, criterion="error").fit(X, y, sample_weight=w)
-    s = DecisionStump().fit(X, y, sample_weight=w)
+    s = DecisionStump(criterion="error").fit(X, y, sample_weight=w)
     assert _weighted_error(t, X, y, w) == pytest.approx(s.error_, abs=1e-12)
 
 
@@ -176,6 +218,8 @@ def test_weak_bad_params():
         DecisionTree(criterion="mse").fit(X, y)
     with pytest.raises(ValueError, match="max_bins"):
         DecisionStump(max_bins=1000).fit(X, y)
+    with pytest.raises(ValueError, match="criterion"):
+        DecisionStump(criterion="mse").fit(X, y)
     with pytest.raises(ValueError, match="one class"):
         DecisionStump().fit(X, np.ones(10))
 
@@ -198,15 +242,30 @@ def test_weak_learners_are_sklearn_classifiers(estimator, check):
 
 
 @pytest.mark.parametrize("K", [2, 5])
-def test_gini_stump_is_sklearns_depth1_tree(K):
+@pytest.mark.parametrize("n", [150, 600])  # 600: > 256 distinct values, presorted features
+def test_gini_stump_is_sklearns_depth1_tree(K, n):
     rng = np.random.default_rng(6)
-    X = rng.normal(size=(150, 4))
+    X = rng.normal(size=(n, 4))
     y = np.digitize(X[:, 1] + 0.3 * X[:, 2], np.linspace(-1, 1, K - 1))
-    w = rng.random(150)
+    w = rng.random(n)
     s = DecisionStump(criterion="gini").fit(X, y, sample_weight=w)
     sk = DecisionTreeClassifier(max_depth=1).fit(X, y, sample_weight=w)
     assert s.feature_ == sk.tree_.feature[0]
     assert s.threshold_ == pytest.approx(sk.tree_.threshold[0])
     np.testing.assert_array_equal(s.predict(X), sk.predict(X))
-    exact = DecisionStump().fit(X, y, sample_weight=w)
+    exact = DecisionStump(criterion="error").fit(X, y, sample_weight=w)
     assert exact.error_ <= s.error_ + 1e-12  # both on the normalized weights
+
+
+def test_auto_criterion_is_error_for_two_classes_and_gini_for_more():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(200, 3))
+    y2 = (X[:, 0] + 0.5 * rng.normal(size=200) > 0).astype(int)
+    s = DecisionStump().fit(X, y2)
+    assert s.criterion_ == "error"
+    assert s.error_ == pytest.approx(brute_force_stump(X, y2, np.full(200, 1 / 200))[0],
+                                     abs=1e-12)
+    y4 = np.digitize(X[:, 0] + X[:, 1], [-1.0, 0.0, 1.0])
+    a, g = DecisionStump().fit(X, y4), DecisionStump(criterion="gini").fit(X, y4)
+    assert a.criterion_ == "gini"
+    assert (a.feature_, a.threshold_, a.error_) == (g.feature_, g.threshold_, g.error_)

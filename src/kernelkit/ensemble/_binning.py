@@ -117,7 +117,7 @@ PROBE = 2048
 
 
 @twin
-def _bin_all(XT, max_bins, edges, n_edges, codes, subsample):
+def _bin_all(XT, max_bins, edges, n_edges, codes, subsample, is_exact):
     d, n = XT.shape
     stride = (n + subsample - 1) // subsample
     probe = max(1, n // PROBE)
@@ -125,6 +125,7 @@ def _bin_all(XT, max_bins, edges, n_edges, codes, subsample):
         col = XT[j]
         # 1. few distinct values? a probe of ~2048 rows finds them (checked on every row)
         m = _try_exact(col, col[::probe], max_bins, edges[j], codes[j]) if probe > 1 else -1
+        exact = True
         if m < 0:
             # 2. bins from the column, or from its subsample of ≤ 20,000 rows
             s = np.sort(col[::stride])
@@ -137,18 +138,27 @@ def _bin_all(XT, max_bins, edges, n_edges, codes, subsample):
             else:
                 _codes_one(col, edges[j, :m], codes[j])
         n_edges[j] = m
+        is_exact[j] = exact
 
 
 class Binned:
     """Binned training data: ``codes`` (d, n) uint8, ``edges`` (d, max_bins−1), ``n_bins`` (d,).
 
-    ``threshold(j, b)`` is the raw-feature threshold of the split "code ≥ b" on feature j.
+    ``threshold(j, b)`` is the raw-feature threshold of the split "code ≥ b" on feature j;
+    ``exact[j]`` says whether feature j got one bin per distinct value.
     """
 
-    __slots__ = ("codes", "edges", "n_bins")
+    __slots__ = ("codes", "edges", "n_bins", "exact")
 
-    def __init__(self, codes: np.ndarray, edges: np.ndarray, n_bins: np.ndarray):
+    def __init__(self, codes: np.ndarray, edges: np.ndarray, n_bins: np.ndarray,
+                 exact: np.ndarray | None = None):
         self.codes, self.edges, self.n_bins = codes, edges, n_bins
+        self.exact = np.ones(len(n_bins), bool) if exact is None else exact
+
+    def subset(self, features: np.ndarray) -> Binned:
+        """The binned data of some features only (copies their codes)."""
+        return Binned(np.ascontiguousarray(self.codes[features]), self.edges[features],
+                      self.n_bins[features], self.exact[features])
 
     def threshold(self, j: int, b: int) -> float:
         if b <= 0:
@@ -178,12 +188,13 @@ def bin_features(X: np.ndarray, max_bins: int = MAX_BINS, fit_rows=None) -> Binn
     edges = np.full((d, max_bins - 1), np.inf)
     n_edges = np.zeros(d, dtype=np.int64)
     codes = np.empty((d, n), dtype=np.uint8)
+    exact = np.ones(d, dtype=np.bool_)
     if n > 0 and d > 0:
         if fit_rows is None or np.all(fit_rows):
-            _bin_all(XT, max_bins, edges, n_edges, codes, SUBSAMPLE, work=n * d)
+            _bin_all(XT, max_bins, edges, n_edges, codes, SUBSAMPLE, exact, work=n * d)
         else:
             XF = np.ascontiguousarray(XT[:, np.asarray(fit_rows, dtype=bool)])
             _bin_all(XF, max_bins, edges, n_edges, np.empty(XF.shape, np.uint8), SUBSAMPLE,
-                     work=n * d)
+                     exact, work=n * d)
             _codes_all(XT, edges, n_edges, codes, work=n * d)
-    return Binned(codes, edges, n_edges + 1)
+    return Binned(codes, edges, n_edges + 1, exact)

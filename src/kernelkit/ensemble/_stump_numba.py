@@ -17,6 +17,9 @@ __all__ = [
     "best_stump_binary",
     "best_stump_multiclass",
     "best_stump_impurity",
+    "flag_sorted",
+    "best_stump_sorted_binary",
+    "best_stump_sorted_classes",
     "tree_level_histograms",
     "tree_best_splits",
     "tree_route",
@@ -193,7 +196,7 @@ def best_stump_impurity(codes, n_bins, y, w, n_classes, criterion):  # pragma: n
 
     Same histograms as :func:`best_stump_multiclass`; splits with an empty side are skipped
     (none left: the constant majority stump). Leaves predict their weighted majority.
-    Returns (feature, bin, left class, right class, weighted error).
+    Returns (feature, bin, left class, right class, weighted error, impurity).
     """
     d = codes.shape[0]
     n = codes.shape[1]
@@ -245,7 +248,148 @@ def best_stump_impurity(codes, n_bins, y, w, n_classes, criterion):  # pragma: n
             kl = k
         if T[k] - L[k] > T[kr] - L[kr] + tol:
             kr = k
-    return jb, b, kl, kr, max(W - L[kl] - (T[kr] - L[kr]), 0.0)
+    return jb, b, kl, kr, max(W - L[kl] - (T[kr] - L[kr]), 0.0), vals[jb]
+
+
+@twin
+def flag_sorted(XS, order, rows):  # pragma: no cover - numba
+    """Presorted rows as int32 with a start flag, from per-feature argsorts of ``XS``.
+
+    ``XS[j]`` holds feature j on the rows ``rows`` and ``order[j]`` sorts it. Then
+    ``out[j, p] = i`` (the row of the p-th smallest value) when its value equals the
+    previous one, ``~i`` (< 0) when a new distinct value starts at p ≥ 1: a cut before p
+    is a threshold.
+    """
+    d, m = XS.shape
+    out = np.empty((d, m), np.int32)
+    for j in prange(d):
+        v = XS[j]
+        o = order[j]
+        out[j, 0] = rows[o[0]]
+        for p in range(1, m):
+            i = rows[o[p]]
+            out[j, p] = ~i if v[o[p]] != v[o[p - 1]] else i
+    return out
+
+
+@twin
+def best_stump_sorted_binary(order, w, y_pm):  # pragma: no cover - numba
+    """Exact best stump for y ∈ {±1} over presorted features (every distinct threshold).
+
+    Walks each feature in sorted order with S = Σ_{before the cut} w·y; at every start of a
+    new value the stump "+1 on x ≥ θ" errs with ε₊ = W₋ + S and its opposite with W − ε₊,
+    as in :func:`best_stump_binary`. Returns (feature, position, polarity, error);
+    position 0 is the constant stump, position p the cut before the p-th sorted row.
+    """
+    d, m = order.shape
+    n = w.shape[0]
+    wy = np.empty(n)
+    W = 0.0
+    w_neg = 0.0
+    for i in range(n):
+        wy[i] = w[i] * y_pm[i]
+        W += w[i]
+        if y_pm[i] < 0:
+            w_neg += w[i]
+    tol = 1e-12 * W
+    errs = np.empty(d)
+    pos = np.empty(d, np.int64)
+    pols = np.empty(d, np.int64)
+    for j in prange(d):
+        col = order[j]
+        # p = 0: the constant stumps
+        be = w_neg
+        bp = 1
+        bb = 0
+        if W - w_neg < be - tol:
+            be, bp = W - w_neg, -1
+        s = 0.0
+        for p in range(m):
+            i = col[p]
+            if i < 0:
+                i = ~i
+                e = w_neg + s  # ε₊ of the cut before p
+                if e < be - tol:
+                    be, bb, bp = e, p, 1
+                e2 = W - e
+                if e2 < be - tol:
+                    be, bb, bp = e2, p, -1
+            s += wy[i]
+        # the cut after the last row (θ = +inf) is the constant stump again: skipped
+        errs[j], pos[j], pols[j] = be, bb, bp
+    jb = 0
+    for j in range(1, d):
+        if errs[j] < errs[jb] - tol:
+            jb = j
+    return jb, pos[jb], pols[jb], max(errs[jb], 0.0)
+
+
+@twin
+def best_stump_sorted_classes(order, y, w, n_classes, criterion):  # pragma: no cover
+    """Exact best K-class stump over presorted features: criterion 0 gini, 1 entropy, 2 error.
+
+    Per-class sums L_k left of the cut, updated row by row in sorted order and scored at
+    every new distinct value (O(K) there). Impurity: cuts with an empty side are skipped;
+    error: the constant stump is the candidate at position 0. Leaves predict their
+    weighted majority. Returns (feature, position, left class, right class, error,
+    criterion value).
+    """
+    d, m = order.shape
+    K = n_classes
+    T = np.zeros(K)
+    for p in range(m):
+        i = order[0, p]
+        if i < 0:
+            i = ~i
+        T[y[i]] += w[i]
+    W = T.sum()
+    tol = 1e-12 * W
+    vals = np.empty(d)
+    pos = np.zeros(d, np.int64)
+    for j in prange(d):
+        col = order[j]
+        L = np.zeros(K)
+        R = np.empty(K)
+        best = np.inf
+        bb = 0
+        if criterion == 2:  # the constant stump
+            best = W - T.max()
+        wl = 0.0
+        for p in range(m):
+            i = col[p]
+            if i < 0:
+                i = ~i
+                if criterion == 2 or (wl > 0.0 and W - wl > 0.0):
+                    for k in range(K):
+                        R[k] = T[k] - L[k]
+                    v = _impurity(L, criterion) + _impurity(R, criterion)
+                    if v < best - tol:
+                        best = v
+                        bb = p
+            L[y[i]] += w[i]
+            wl += w[i]
+        vals[j] = best
+        pos[j] = bb
+    jb = 0
+    for j in range(1, d):
+        if vals[j] < vals[jb] - tol:
+            jb = j
+    b = pos[jb] if vals[jb] < np.inf else 0
+    L = np.zeros(K)
+    col = order[jb]
+    for p in range(b):
+        i = col[p]
+        if i < 0:
+            i = ~i
+        L[y[i]] += w[i]
+    kl = 0
+    kr = 0
+    for k in range(1, K):
+        if L[k] > L[kl] + tol:
+            kl = k
+        if T[k] - L[k] > T[kr] - L[kr] + tol:
+            kr = k
+    return jb, b, kl, kr, max(W - L[kl] - (T[kr] - L[kr]), 0.0), vals[jb]
 
 
 @twin

@@ -11,8 +11,10 @@ on it, returning a fitted learner and its class-index predictions on the trainin
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, runtime_checkable
 
+import numba
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -128,33 +130,72 @@ def _binned_context(X, y_idx, classes, max_bins, sample_weight):
 _CRITERIA = {"gini": 0, "entropy": 1, "error": 2}
 
 
+def _argsort_rows(A: np.ndarray) -> np.ndarray:
+    """``np.argsort`` of every row of A; rows spread over threads (NumPy's sort frees the GIL)."""
+    out = np.empty(A.shape, np.intp)
+
+    def job(j):
+        out[j] = np.argsort(A[j])
+
+    workers = min(numba.get_num_threads(), A.shape[0])
+    if workers < 2 or A.size < 100_000:
+        for j in range(A.shape[0]):
+            job(j)
+    else:
+        with ThreadPoolExecutor(workers) as ex:
+            list(ex.map(job, range(A.shape[0])))
+    return out
+
+
+def _unflag(i: int) -> int:
+    """Row index of a presorted entry (``~i`` marks the start of a new value)."""
+    return int(~i) if i < 0 else int(i)
+
+
 class DecisionStump(_BaseWeak):
-    """The best single split ``1[x_j ≥ θ]`` under the weighted misclassification error.
+    """The best single split ``1[x_j ≥ θ]``: exact weighted error (two classes) or Gini (K > 2).
 
-    For two classes this is the test ``s·sign(1[x_j ≥ θ] − ½)`` with polarity s = ±1,
-    searched over every feature j, every threshold θ and both polarities; for K classes each
-    side predicts its weighted-majority class. The constant classifier (θ = −∞) is one of
-    the candidates. Ties go to the first feature, the lowest threshold, polarity +1.
-
-    Search: features are binned once (≤ ``max_bins`` ≤ 256 bins, exact — every midpoint
-    between consecutive distinct values — when a feature has at most that many distinct
-    values, quantile bins otherwise; see :mod:`kernelkit.ensemble._binning`) into uint8
-    codes; a round builds per-feature histograms of w·y in numba (parallel over features)
-    and scans their cumulative sums, O(n·d) per round. Within AdaBoost the binning is done
-    once per fit and reused every round.
+    With ``criterion="error"`` the stump minimizes the weighted misclassification error
+    exactly. For two classes this is the test ``s·sign(1[x_j ≥ θ] − ½)`` with polarity
+    s = ±1, searched over every feature j, every threshold θ and both polarities; for K
+    classes each side predicts its weighted-majority class. The constant classifier
+    (θ = −∞) is one of the candidates. Ties go to the first feature, the lowest threshold,
+    polarity +1.
 
     With ``criterion="gini"`` (or "entropy") the split instead minimizes the weighted Gini
     impurity of the two sides, as scikit-learn's depth-1 tree does, and each side still
     predicts its weighted-majority class; ``error_`` is then that stump's weighted error,
-    which can exceed the minimum. For many classes (SAMME) the Gini stump can make the
-    better ensemble although each round's error is higher (see BENCHMARKS.md).
+    which can exceed the minimum.
+
+    The default ``criterion="auto"`` is "error" for two classes and "gini" for K > 2
+    classes. Why: a two-leaf stump predicts at most 2 of the K classes, so its 0-1 error is
+    decided by the two largest classes only; the error-minimizing stump keeps peeling off
+    the currently heaviest class and ignores how well the split separates the others, and
+    under SAMME's reweighting it makes a poor ensemble (UCI letters, K = 26, T = 200: test
+    accuracy 0.376 with "error" vs 0.507 with "gini" — scikit-learn's 0.507; see
+    BENCHMARKS.md). The Gini split, which rewards purer class distributions on both sides,
+    is the weak learner SAMME is usually run with. For two classes the default is exactly
+    error-minimizing, as the notes' AdaBoost analysis assumes.
+
+    Search (the candidate thresholds are the midpoints between consecutive distinct
+    values of a feature): a feature with ≤ 256 distinct values is binned exactly, one bin
+    per value, into uint8 codes, and a round builds its histogram of w·y (or of w per
+    class) in numba and scans the cumulative sums; a feature with more distinct values is
+    presorted (``max_bins=None``, the default) and a round walks it in sorted order
+    accumulating w·y (or w per class). Both are O(n·d) per round, no sort and no tree fit;
+    within AdaBoost the binning and sorting are done once per fit and reused every round.
+    With an integer ``max_bins`` every feature is binned instead, into at most that many
+    quantile bins when it has more distinct values (faster, and exact only over those
+    bins' edges; see :mod:`kernelkit.ensemble._binning`).
 
     Parameters
     ----------
-    max_bins : int, default=256
-        Number of bins per feature (2–256).
-    criterion : {"error", "gini", "entropy"}, default="error"
-        "error": minimize the weighted misclassification error exactly.
+    max_bins : int or None, default=None
+        None: exact search over every threshold (features with > 256 distinct values
+        presorted); an int in 2–256: every feature binned to at most that many bins.
+    criterion : {"auto", "error", "gini", "entropy"}, default="auto"
+        "error": minimize the weighted misclassification error exactly; "gini"/"entropy":
+        minimize the weighted impurity; "auto": "error" for two classes, "gini" for more.
 
     Attributes
     ----------
@@ -167,6 +208,8 @@ class DecisionStump(_BaseWeak):
         +1 when the right side predicts ``classes_[1]`` (two classes), −1 otherwise.
     error_ : float
         Weighted training error (weights normalized to sum 1).
+    criterion_ : str
+        The criterion used ("auto" resolved).
     classes_, n_features_in_, feature_importances_
 
     Examples
@@ -179,38 +222,118 @@ class DecisionStump(_BaseWeak):
     (0, 1.5, [-1, -1, 1, 1])
     """
 
-    def __init__(self, max_bins: int = MAX_BINS, criterion: str = "error"):
+    def __init__(self, max_bins: int | None = None, criterion: str = "auto"):
         self.max_bins = max_bins
         self.criterion = criterion
 
-    def _boost_prepare(self, X, y_idx, classes, sample_weight=None):
-        if self.criterion not in _CRITERIA:
-            raise ValueError(f"criterion must be one of {sorted(_CRITERIA)}; "
+    def _criterion(self, n_classes: int) -> str:
+        """"auto" → "error" for two classes, "gini" for more (see the class docstring)."""
+        if self.criterion != "auto" and self.criterion not in _CRITERIA:
+            raise ValueError(f"criterion must be one of {['auto', *sorted(_CRITERIA)]}; "
                              f"got {self.criterion!r}.")
-        return _binned_context(X, y_idx, classes, self.max_bins, sample_weight)
+        if self.criterion == "auto":
+            return "error" if n_classes == 2 else "gini"
+        return self.criterion
 
-    def _boost_fit(self, ctx, w):
+    def _boost_prepare(self, X, y_idx, classes, sample_weight=None):
+        crit = self._criterion(len(classes))
+        if self.max_bins is not None:
+            ctx = _binned_context(X, y_idx, classes, self.max_bins, sample_weight)
+            ctx.criterion, ctx.sorted_features = crit, np.zeros(0, np.int64)
+            ctx.binned_features = np.arange(X.shape[1])
+            return ctx
+        # exact search: features with ≤ 256 distinct values are binned exactly, the others
+        # presorted (a probe of ~2048 rows finds most of the latter without binning them)
+        X = np.asarray(X, dtype=np.float64)
+        n, d = X.shape
+        rows = np.arange(n) if sample_weight is None else \
+            np.flatnonzero(np.asarray(sample_weight) > 0)
+        probe = np.sort(X[rows[::max(1, len(rows) // 2048)]], axis=0)
+        many = 1 + np.sum(probe[1:] != probe[:-1], axis=0) > MAX_BINS
+        E = np.flatnonzero(~many)
+        ctx = _binned_context(X[:, E], y_idx, classes, MAX_BINS, sample_weight)
+        ctx.criterion, ctx.n_features = crit, d
         B: Binned = ctx.binned
-        K = len(ctx.classes)
-        if self.criterion != "error":  # minimum weighted impurity, majority leaves
-            j, b, left, right, err = ctx.run(nb.best_stump_impurity, B.codes, B.n_bins,
-                                             ctx.y_idx, w, K, _CRITERIA[self.criterion],
-                                             work=B.codes.size)
+        S = np.sort(np.concatenate([np.flatnonzero(many), E[~B.exact]]))
+        E = E[B.exact]
+        ctx.binned = B.subset(np.flatnonzero(B.exact)) if len(E) else None
+        ctx.binned_features, ctx.sorted_features = E, S
+        if len(S):
+            XS = np.ascontiguousarray(X[np.ix_(rows, S)].T)
+            ctx.order = nb.flag_sorted(XS, _argsort_rows(XS), rows.astype(np.int64),
+                                       work=XS.size)
+            ctx.XS = np.ascontiguousarray(X[:, S].T) if len(rows) < n else XS
+        return ctx
+
+    def _best_binned(self, ctx, w, K):
+        """(score, feature, bin, left, right, error) over the binned features."""
+        B: Binned = ctx.binned
+        if ctx.criterion != "error":  # minimum weighted impurity, majority leaves
+            j, b, left, right, err, score = ctx.run(
+                nb.best_stump_impurity, B.codes, B.n_bins, ctx.y_idx, w, K,
+                _CRITERIA[ctx.criterion], work=B.codes.size)
         elif K == 2:
             j, b, pol, err = ctx.run(nb.best_stump_binary, B.codes, B.n_bins, w, ctx.y_pm,
-                                       work=B.codes.size)
+                                     work=B.codes.size)
             left, right = (0, 1) if pol > 0 else (1, 0)
+            score = err
         else:
             j, b, left, right, err = ctx.run(nb.best_stump_multiclass, B.codes, B.n_bins,
                                              ctx.y_idx, w, K, work=B.codes.size)
+            score = err
+        return score, int(ctx.binned_features[j]), int(b), int(left), int(right), float(err)
+
+    def _best_sorted(self, ctx, w, K):
+        """(score, feature, position, left, right, error) over the presorted features."""
+        if ctx.criterion == "error" and K == 2:
+            j, p, pol, err = ctx.run(nb.best_stump_sorted_binary, ctx.order, w, ctx.y_pm,
+                                     work=ctx.order.size)
+            left, right = (0, 1) if pol > 0 else (1, 0)
+            score = err
+        else:
+            j, p, left, right, err, score = ctx.run(
+                nb.best_stump_sorted_classes, ctx.order, ctx.y_idx, w, K,
+                _CRITERIA[ctx.criterion], work=ctx.order.size * K)
+        return score, int(j), int(p), int(left), int(right), float(err)
+
+    def _boost_fit(self, ctx, w):
+        K = len(ctx.classes)
+        cand = []
+        if ctx.binned is not None:
+            cand.append(("b",) + self._best_binned(ctx, w, K))
+        if len(ctx.sorted_features):
+            cand.append(("s",) + self._best_sorted(ctx, w, K))
+        kind, score, j, b, left, right, err = cand[0]
+        if len(cand) == 2:  # the better part; ties → the lower feature index
+            o = cand[1]
+            jo = int(ctx.sorted_features[o[2]])
+            tol = 1e-12 * float(w.sum())
+            if o[1] < score - tol or (o[1] <= score + tol and jo < j):
+                kind, score, j, b, left, right, err = o
+        if kind == "b":
+            B: Binned = ctx.binned
+            jj = int(np.searchsorted(ctx.binned_features, j))
+            threshold = B.threshold(jj, b)
+            pred = nb.stump_predict_codes(B.codes[jj], b, left, right)
+        else:
+            col, xs = ctx.order[j], ctx.XS[j]
+            if b <= 0:
+                threshold = -np.inf
+            else:  # midpoint of the two distinct values around the cut (as in the binning)
+                lo, hi = xs[_unflag(col[b - 1])], xs[_unflag(col[b])]
+                threshold = lo + (hi - lo) / 2.0
+                if threshold <= lo or threshold > hi:
+                    threshold = hi
+            pred = np.where(xs >= threshold, right, left).astype(np.int64)
+            j = int(ctx.sorted_features[j])
         est = self._new()
         est._set_common(ctx)
         est.feature_ = int(j)
-        est.threshold_ = B.threshold(int(j), int(b))
+        est.threshold_ = float(threshold)
         est.value_ = np.array([left, right], dtype=np.int64)
         est.polarity_ = 1 if right == 1 else -1
         est.error_ = float(err)
-        pred = nb.stump_predict_codes(B.codes[j], b, left, right)
+        est.criterion_ = ctx.criterion
         return est, pred
 
     def _predict_index(self, X):
