@@ -29,8 +29,10 @@ def _data(n=900, d=3, seed=0):
     return X, y
 
 
-# well conditioned, so that CG converges and the coefficients themselves are well defined
-KW = dict(n_centers=60, alpha=1e-3, gamma=0.5, random_state=0, max_iter=30, tol=1e-10)
+# well conditioned, so that CG converges and the coefficients themselves are well defined;
+# small row blocks (64 rows in float64, 128 in float32) so that the data spans many chunks
+KW = dict(n_centers=60, alpha=1e-3, gamma=0.5, random_state=0, max_iter=30, tol=1e-10,
+          working_memory=0.03)
 
 
 def test_dask_fit_equals_single_process(client):
@@ -53,6 +55,36 @@ def test_dask_fit_equals_single_process(client):
     both = NystromKernelRidge(**KW).fit(Xd, Y)
     np.testing.assert_allclose(both.dual_coef_[:, 0], local.dual_coef_, rtol=1e-8,
                                atol=1e-8 * scale)
+
+
+def test_float32_ill_conditioned_fit_is_the_same_on_the_cluster(client):
+    # lambda = 1e-8 and 20 iterations: the float32 coefficients are far from converged and
+    # ill-determined (a rounding change in one product moves them by O(1)), so agreement
+    # needs the same arithmetic: the same row blocks (chunks realigned to whole blocks),
+    # the same float32 partials and the same float64 sums in block order.
+    X, y = _data(3000)
+    X32, y32 = X.astype(np.float32), y.astype(np.float32)
+    kw = dict(n_centers=150, alpha=1e-8, gamma=0.5, random_state=0, max_iter=20, tol=0.0,
+              working_memory=0.03)  # blocks of 64 rows
+    local = NystromKernelRidge(**kw).fit(X32, y32)
+    dist = NystromKernelRidge(**kw).fit(da.from_array(X32, chunks=(500, 3)),  # realigned
+                                        da.from_array(y32, chunks=700))
+    assert dist.dual_coef_.dtype == local.dual_coef_.dtype == np.float32
+    np.testing.assert_array_equal(dist.history_, local.history_)
+    np.testing.assert_array_equal(dist.dual_coef_, local.dual_coef_)
+    # and chunks that are whole blocks already are used as they are
+    dist2 = NystromKernelRidge(**kw).fit(da.from_array(X32, chunks=(640, 3)), y32)
+    np.testing.assert_array_equal(dist2.dual_coef_, local.dual_coef_)
+
+
+def test_align_row_chunks():
+    from kernelkit.large_scale._dask import align_row_chunks
+
+    A = da.zeros((1000, 2), chunks=(300, 2))
+    assert align_row_chunks(A, 64).chunks[0] == (320, 320, 320, 40)
+    B = da.zeros((1000, 2), chunks=(128, 2))
+    assert align_row_chunks(B, 64) is B
+    assert align_row_chunks(da.zeros((100, 2), chunks=(30, 2)), 64).chunks[0] == (64, 36)
 
 
 def test_column_chunks_are_merged(client):

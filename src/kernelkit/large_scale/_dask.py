@@ -21,9 +21,12 @@ import numpy as np
 
 from ..kernels import resolve_kernel
 from ..linalg.operator import KernelOperator, _is_dask_array
+from ._blocks import block_partials, sum_partials
 
 __all__ = [
     "DaskKernelOperator",
+    "DaskBlockKernelOperator",
+    "align_row_chunks",
     "get_running_client",
     "as_row_chunked",
     "persist_rows",
@@ -137,6 +140,11 @@ def _chunk_matmul(x, Y, kernel, V, working_memory, block_info=None):
         loc = block_info[0]["chunk-location"][0] if block_info else "?"
         raise ValueError(f"X chunk {loc} contains NaN or infinity.")
     return KernelOperator(kernel, x, Y, working_memory=working_memory) @ V
+
+
+def _chunk_partials(x, u, Y, kernel, V, rows):
+    # the chunk's per-block partials K_b^T (K_b V) or K_b^T U_b, stacked in block order
+    return np.stack(list(block_partials(kernel, x, Y, rows, V, u)))
 
 
 def _sum_in_order(parts):
@@ -254,6 +262,72 @@ class DaskKernelOperator(KernelOperator):
         return predict_chunks(self.X, self.Y, self.kernel, V, self.working_memory)
 
     __matmul__ = matmul
+
+
+class DaskBlockKernelOperator(DaskKernelOperator):
+    """The dask twin of :class:`~kernelkit.large_scale._blocks.BlockKernelOperator`.
+
+    Each chunk is cut into blocks of ``block_rows`` rows from its first row; every task
+    returns its blocks' partials ``K_b^T W_b`` (X's dtype) and the client adds them all in
+    float64 in (chunk, block) order. When every chunk but the last is a multiple of
+    ``block_rows`` (see :func:`align_row_chunks`), these are exactly the blocks, partials
+    and additions of the single-process operator, so the results are identical.
+    """
+
+    def __new__(cls, *args, **kwargs):
+        return object.__new__(cls)
+
+    def __init__(self, kernel, X, Y, block_rows: int):
+        super().__init__(kernel, X, Y)
+        self.block_rows = int(block_rows)
+
+    @property
+    def block_dtype(self):
+        return np.dtype(self.X.dtype)
+
+    @property
+    def dtype(self):
+        return np.dtype(np.float64)
+
+    def _run(self, V, U) -> np.ndarray:
+        futs = self.client.map(_chunk_partials, self._futures, U, Y=self._Y_future,
+                               kernel=self.kernel, V=V, rows=self.block_rows, pure=False)
+        out = None
+        for parts in self.client.gather(futs):  # chunk order, then block order
+            out = sum_partials(parts, out)
+        return out
+
+    def _parts(self, U, name):
+        # U split by X's row chunks, in the blocks' dtype (as the single-process operator)
+        if _is_dask_array(U):
+            U = as_row_chunked(U, name, dtype=self.block_dtype, n_rows_chunks=self.X.chunks[0])
+            return persist_rows(self.client, U)[1]
+        return self.row_parts(None if U is None else np.asarray(U, dtype=self.block_dtype),
+                              name)
+
+    def normal_matmul(self, V, U=None) -> np.ndarray:
+        """``K^T (K V [+ U])``: per-block partials on the workers, float64 sum on the client."""
+        V = np.asarray(V, dtype=self.block_dtype)
+        if V.shape[0] != self.shape[1]:
+            raise ValueError(f"Operator has {self.shape[1]} columns but V has {V.shape[0]} rows.")
+        return self._run(V, self._parts(U, "U"))
+
+    def t_matmul(self, U) -> np.ndarray:
+        """``K^T U``: per-block partials on the workers, float64 sum on the client."""
+        return self._run(None, self._parts(U, "U"))
+
+
+def align_row_chunks(A, rows: int):
+    """Rechunk the rows of ``A`` so that every chunk but the last is a multiple of ``rows``.
+
+    The new chunk height is the typical (largest) chunk rounded to the nearest multiple of
+    ``rows`` (at least ``rows``). Returns ``A`` unchanged when it is aligned already.
+    """
+    chunks = A.chunks[0]
+    if all(c % rows == 0 for c in chunks[:-1]):
+        return A
+    height = max(rows, int(round(max(chunks) / rows)) * rows)
+    return A.rechunk({0: height})
 
 
 def predict_chunks(X, Y, kernel, V, working_memory=None):

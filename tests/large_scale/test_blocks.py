@@ -1,0 +1,59 @@
+"""Fixed row blocks with float64 sums: the products, and fits that do not depend on threads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_limits
+
+from kernelkit import NystromKernelRidge
+from kernelkit.kernels import RBF
+from kernelkit.large_scale._blocks import (
+    BlockKernelOperator,
+    block_slices,
+    falkon_block_rows,
+)
+
+
+def test_block_rows_and_slices():
+    # 1 MiB of float32 with 100 columns: 2621 rows, rounded down to a multiple of 64
+    assert falkon_block_rows(10**6, 100, 4, 1.0) == 2560
+    assert falkon_block_rows(1000, 100, 4, 1.0) == 1000  # never more than n
+    assert falkon_block_rows(10**6, 10**6, 8, 1.0) == 1  # at least one row
+    assert block_slices(10, 4) == [slice(0, 4), slice(4, 8), slice(8, 10)]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_block_products_are_the_sums_over_blocks(dtype):
+    rng = np.random.default_rng(0)
+    X, C = rng.normal(size=(700, 3)).astype(dtype), rng.normal(size=(40, 3)).astype(dtype)
+    V, U = rng.normal(size=(40, 2)), rng.normal(size=(700, 2))
+    op = BlockKernelOperator(RBF(1.3), X, C, block_rows=64)
+    K = RBF(1.3)(X.astype(np.float64), C.astype(np.float64))  # dense float64 reference
+    V32, U32 = V.astype(dtype).astype(np.float64), U.astype(dtype).astype(np.float64)
+    rtol = 1e-12 if dtype == np.float64 else 1e-4
+    out = op.normal_matmul(V)
+    assert out.dtype == np.float64 and op.dtype == np.float64 and op.block_dtype == dtype
+    np.testing.assert_allclose(out, K.T @ (K @ V32), rtol=rtol)
+    np.testing.assert_allclose(op.normal_matmul(V, U), K.T @ (K @ V32 + U32), rtol=rtol)
+    np.testing.assert_allclose(op.t_matmul(U), K.T @ U32, rtol=rtol)
+    # block order: the float64 sum of the float32 partials, added block after block
+    parts = [RBF(1.3)(X[sl], C).T @ U[sl, 0].astype(dtype) for sl in block_slices(700, 64)]
+    ref = np.zeros(40)
+    for p in parts:
+        ref += p
+    np.testing.assert_array_equal(op.t_matmul(U[:, 0]), ref)
+
+
+def test_float32_fit_does_not_depend_on_blas_threads():
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-2, 2, size=(4000, 4)).astype(np.float32)
+    y = (np.sin(2 * X[:, 0]) + X[:, 1] ** 2).astype(np.float32)
+    kw = dict(n_centers=200, alpha=1e-8, gamma=0.5, max_iter=15, tol=0.0, random_state=0,
+              working_memory=0.25)
+    with threadpool_limits(limits=1, user_api="blas"):
+        one = NystromKernelRidge(**kw).fit(X, y)
+    with threadpool_limits(limits=2, user_api="blas"):
+        two = NystromKernelRidge(**kw).fit(X, y)
+    np.testing.assert_array_equal(one.dual_coef_, two.dual_coef_)
+    assert one.dual_coef_.dtype == np.float32
