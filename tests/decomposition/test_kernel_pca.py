@@ -208,3 +208,27 @@ def test_solvers_agree_and_report_iterations():
     assert few.n_iter_ == 2
     auto = KernelPCA(n_components=4, kernel="rbf", gamma=0.3).fit(X)
     assert auto.eigen_solver_ == "dense"
+
+
+@pytest.mark.parametrize("n, dtype, length_scale", [
+    (1, np.float64, 1.0), (130, np.float64, 1.3), (2300, np.float64, 2.0),
+    (300, np.float32, [1.0, 2.0, 0.5]),
+])
+def test_fused_rbf_gram_is_centred_kernel_matrix(n, dtype, length_scale):
+    # every pair computed once (upper-triangle tiles, mirrored) and centred in the same
+    # pass: equals H K H of the plain RBF matrix, exactly symmetric, with K's row means
+    from kernelkit.decomposition.kernel_pca import _rbf_gram_centered
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((n, 3)).astype(dtype)
+    X[-1] = X[0]  # a duplicate: k = 1 off the diagonal
+    kern = RBF(length_scale)
+    K = kern(X).astype(np.float64)
+    H = ref.centering_matrix(n)
+    Kc, means, grand = _rbf_gram_centered(kern, X)
+    tol = 1e-13 if dtype == np.float64 else 1e-6
+    assert Kc.dtype == dtype
+    np.testing.assert_array_equal(Kc, Kc.T)
+    np.testing.assert_allclose(Kc, H @ K @ H, atol=tol)
+    np.testing.assert_allclose(means, K.mean(axis=0), atol=tol)
+    np.testing.assert_allclose(grand, K.mean(), atol=tol)

@@ -24,6 +24,7 @@ __all__ = ["top_eigh"]
 
 _METHODS = ("auto", "dense", "randomized", "lobpcg", "arpack")
 _SERIAL_DENSE_N = 1024  # dense problems up to this size run on one BLAS thread
+_THIN_THREADS = 1  # BLAS threads of the thin n x m algebra of the block Krylov solver
 
 
 def top_eigh(
@@ -138,6 +139,20 @@ def _orthonormalize(W, Q):
     return W
 
 
+def _sym_matmul(A, Q):
+    """``A @ Q`` for a symmetric ``A``.
+
+    For a dense C- or F-ordered array this is computed as ``(Q^T A)^T`` (= ``A^T Q``): with a
+    thin ``Q``, OpenBLAS runs the wide-output product about 1.7x faster than ``A @ Q``.
+    """
+    if isinstance(A, np.ndarray) and A.ndim == 2:
+        if A.flags.c_contiguous:
+            return (Q.T @ A).T
+        if A.flags.f_contiguous:
+            return (Q.T @ A.T).T
+    return A @ Q
+
+
 def _block_krylov(A, k, n_oversamples, n_iter, tol, max_iter, random_state):
     # Block Lanczos: Q = [Q_0, Q_1, ...] orthonormal with Q_{j+1} from A Q_j; the
     # Rayleigh quotient T = Q^T (A Q) gives Ritz pairs (theta, Q u). A Q is kept, so the
@@ -157,15 +172,21 @@ def _block_krylov(A, k, n_oversamples, n_iter, tol, max_iter, random_state):
     AQbuf = np.empty((n, max_basis), dtype=dtype, order="F")
     with serial.limit(limits=1, user_api="blas"):
         Qbuf[:, :b] = _orthonormalize(rng.standard_normal((n, b)).astype(dtype), None)
-    AQbuf[:, :b] = A @ Qbuf[:, :b]
-    m, new, n_products, converged = b, b, 1, False
+    AQbuf[:, :b] = _sym_matmul(A, Qbuf[:, :b])
+    Tbuf = np.empty((max_basis, max_basis), dtype=dtype)
+    m, new, n_products, converged, t_m = b, b, 1, False, 0
     for step in range(steps):
-        with serial.limit(limits=1, user_api="blas"):
+        with serial.limit(limits=_THIN_THREADS, user_api="blas"):
             Qa, AQa = Qbuf[:, :m], AQbuf[:, :m]
             last = step == steps - 1 or m >= n
             if adaptive or last:
-                T = Qa.T @ AQa
-                theta, U = scipy.linalg.eigh((T + T.T) / 2, check_finite=False)
+                # T = Q^T A Q, only the columns of the blocks added since the last update
+                Tbuf[:m, t_m:m] = Qa.T @ AQa[:, t_m:m]
+                Tbuf[t_m:m, :t_m] = Tbuf[:t_m, t_m:m].T
+                t_m = m
+                T = Tbuf[:m, :m]
+                T = (T + T.T) / 2
+                theta, U = scipy.linalg.eigh(T, check_finite=False)
                 theta, U = theta[::-1], U[:, ::-1]  # descending
                 V = Qa @ U[:, :k]
                 if m >= n:  # the basis spans everything: Rayleigh-Ritz is exact
@@ -184,14 +205,15 @@ def _block_krylov(A, k, n_oversamples, n_iter, tol, max_iter, random_state):
                 if m + b > max_basis:
                     # thick restart: keep Q U_b and A Q U_b = (A Q) U_b (no new product)
                     Qbuf[:, :b], AQbuf[:, :b] = Qa @ U[:, :b], AQa @ U[:, :b]
-                    m = new = b
+                    Tbuf[:b, :b] = U[:, :b].T @ T @ U[:, :b]  # = diag(theta_1..b)
+                    m = new = t_m = b
                     Qa = Qbuf[:, :m]
             # next block: the newest A Q_j orthogonalized against the whole basis
             nb = min(b, n - m)
             W = np.array(AQbuf[:, m - new:m - new + nb], dtype=dtype, copy=True)
             Qbuf[:, m:m + nb] = _orthonormalize(W, Qa)
             del W
-        AQbuf[:, m:m + nb] = A @ Qbuf[:, m:m + nb]
+        AQbuf[:, m:m + nb] = _sym_matmul(A, Qbuf[:, m:m + nb])
         n_products += 1
         m, new = m + nb, nb
     if adaptive and not converged:
