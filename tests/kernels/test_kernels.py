@@ -91,6 +91,44 @@ def test_gradient_matches_finite_differences(name):
         np.testing.assert_allclose(dK, G[:, :, j], rtol=1e-12, atol=1e-14)
 
 
+GRADIENT_DOT_EXTRA = {
+    "const_right": lambda: RBF([0.5, 1.0, 2.0]) * Constant(1.5),
+    "fixed_const": lambda: Constant(2.0, "fixed") * RBF(0.9) + White(0.2, "fixed"),
+    "fixed_rbf": lambda: Constant(2.0) * RBF(0.9, "fixed"),
+    "gp_benchmark": lambda: Constant(1.3) * RBF([0.5, 1.0, 2.0]) + White(0.1),
+}
+
+
+@pytest.mark.parametrize(
+    "name", [n for n in KERNELS if KERNELS[n]().n_dims > 0] + list(GRADIENT_DOT_EXTRA))
+@pytest.mark.parametrize("offset", [0.0, 1e3])
+def test_gradient_dot_matches_contracting_each_gradient(name, offset):
+    # g_j = sum_ik W_ik (dK/dtheta_j)_ik, the closed forms against the (n, n, p) tensor
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(11, 3)) + offset  # a large offset probes cancellation
+    k = {**KERNELS, **GRADIENT_DOT_EXTRA}[name]()
+    W = rng.normal(size=(11, 11))
+    W = W + W.T
+    _, G = k(X, eval_gradient=True)
+    expected = np.einsum("ik,ikj->j", W, G)
+    got = k.gradient_dot(X, W)
+    assert got.shape == (k.n_dims,)
+    scale = np.einsum("ik,ikj->j", np.abs(W), np.abs(G)) + 1e-300
+    # at the offset the reference's own squared distances carry eps * |x|^2 rounding
+    np.testing.assert_array_less(np.abs(got - expected) / scale, 1e-10 if offset == 0 else 1e-7)
+    # the same with the kernel's own matrix passed in
+    np.testing.assert_allclose(k.gradient_dot(X, W, k(X)), got, rtol=1e-12, atol=1e-12)
+
+
+def test_product_with_constant_and_sum_with_white_cross_matrices():
+    rng = np.random.default_rng(4)
+    X, Y = rng.normal(size=(5, 2)), rng.normal(size=(4, 2))
+    k = Constant(1.7) * RBF(0.8) + White(0.3)
+    np.testing.assert_allclose(k(X, Y), 1.7 * RBF(0.8)(X, Y), rtol=1e-14)
+    np.testing.assert_allclose(k(X), 1.7 * RBF(0.8)(X) + 0.3 * np.eye(5), rtol=1e-14)
+    np.testing.assert_allclose((RBF(0.8) * Constant(1.7))(X, Y), 1.7 * RBF(0.8)(X, Y))
+
+
 def test_polynomial_gradient():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(6, 2))

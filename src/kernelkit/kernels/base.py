@@ -194,6 +194,47 @@ class Kernel(BaseEstimator):
     def _gradient(self, X, K, name):  # pragma: no cover - abstract
         raise NotImplementedError(f"{type(self).__name__} has no gradient for {name!r}.")
 
+    def gradient_dot(self, X, W: np.ndarray, K: np.ndarray | None = None) -> np.ndarray:
+        """``g_j = sum_ik W_ik (dK/dtheta_j)_ik`` for every hyperparameter ``j``.
+
+        The contraction behind the GP likelihood gradient, ``1/2 tr(W dK/dtheta_j)`` with
+        the symmetric ``W = a a^T - K^-1``. Sums, products, scales, Constant, White and
+        RBF compute it without forming any ``dK/dtheta_j``; other kernels take them one at
+        a time from :meth:`gradient`.
+
+        Parameters
+        ----------
+        X : array of shape (n, d)
+        W : ndarray of shape (n, n), symmetric
+        K : ndarray of shape (n, n), optional
+            This kernel's matrix of ``X``, if already computed.
+
+        Returns
+        -------
+        ndarray of shape (n_dims,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kernelkit.kernels import RBF
+        >>> X = np.array([[0.0], [1.0]]); W = np.ones((2, 2))
+        >>> k = RBF(1.0)
+        >>> g = k.gradient_dot(X, W)
+        >>> bool(np.isclose(g[0], sum(float(np.sum(W * dK)) for dK in k.gradient(X))))
+        True
+        """
+        g = np.empty(self.n_dims)
+        for j, dK in enumerate(self.gradient(X, K)):
+            g[j] = _frobenius(W, dK)
+        return g
+
+    def _value_and_gradient_dot(self, X, W, K=None) -> tuple[float, np.ndarray]:
+        """``(sum_ik W_ik K_ik, gradient_dot(X, W, K))``: what a Constant or a scale
+        multiplying this kernel needs for its own gradient."""
+        if K is None:
+            K = self._compute(self._check_input(X), None)
+        return _frobenius(W, K), self.gradient_dot(X, W, K)
+
     # ------------------------------------------------------------------ algebra
     def __add__(self, other):
         if isinstance(other, numbers.Number):
@@ -233,6 +274,22 @@ class Kernel(BaseEstimator):
     __hash__ = object.__hash__
 
 
+def _frobenius(A: np.ndarray, B: np.ndarray) -> float:
+    """``sum_ik A_ik B_ik`` for symmetric ``A`` and ``B`` (so either memory order will do)."""
+    return float(np.dot(A.ravel(order="K"), B.ravel(order="K")))
+
+
+def _constant_factor(k1: Kernel, k2: Kernel):
+    """``(constant, other)`` when one factor of a product is a Constant kernel, else None."""
+    from .special import Constant
+
+    if isinstance(k1, Constant):
+        return k1, k2
+    if isinstance(k2, Constant):
+        return k2, k1
+    return None
+
+
 def _as_kernel(obj) -> Kernel:
     if isinstance(obj, Kernel):
         return obj
@@ -269,6 +326,16 @@ class Sum(_Binary):
     """``k1 + k2``: the sum of two PSD kernels is PSD (RKHS of the sum of feature maps)."""
 
     def _compute(self, X, Y):
+        from .special import White
+
+        # White(X, Y) is zero between different sets and noise * I on one set: no n x n
+        # matrix of its own either way
+        for white, other in ((self.k2, self.k1), (self.k1, self.k2)):
+            if isinstance(white, White):
+                K = other._compute(X, Y)
+                if Y is None:
+                    K[np.diag_indices_from(K)] += white.noise_level
+                return K
         K = self.k1._compute(X, Y)
         K += self.k2._compute(X, Y)
         return K
@@ -281,11 +348,20 @@ class Sum(_Binary):
         yield from self.k1.gradient(X)
         yield from self.k2.gradient(X)
 
+    def gradient_dot(self, X, W, K=None):
+        # sum W * d(K1 + K2)/dtheta = [sum W * dK1/dtheta1, sum W * dK2/dtheta2]
+        return np.concatenate([self.k1.gradient_dot(X, W), self.k2.gradient_dot(X, W)])
+
 
 class Product(_Binary):
     """``k1 * k2``: the (Schur) product of two PSD kernels is PSD."""
 
     def _compute(self, X, Y):
+        pair = _constant_factor(self.k1, self.k2)
+        if pair is not None:  # c * K2: scale instead of multiplying by a full matrix of c
+            K = pair[1]._compute(X, Y)
+            K *= pair[0].value
+            return K
         K = self.k1._compute(X, Y)
         K *= self.k2._compute(X, Y)
         return K
@@ -305,6 +381,24 @@ class Product(_Binary):
         for dK in self.k2.gradient(X, K2):
             dK *= K1
             yield dK
+
+    def gradient_dot(self, X, W, K=None):
+        if not self.n_dims:
+            return np.empty(0)
+        pair = _constant_factor(self.k1, self.k2)
+        if pair is not None:
+            const, other = pair
+            # d(c Ko)/dlog c = c Ko ;  d(c Ko)/dtheta_o = c dKo/dtheta_o
+            s, go = other._value_and_gradient_dot(X, W)
+            gc = np.array([const.value * s] if const.n_dims else [])
+            go = const.value * go
+            return np.concatenate([gc, go] if const is self.k1 else [go, gc])
+        # sum W * (dK1 * K2) = sum (W * K2) * dK1, and likewise for k2
+        K1 = self.k1._compute(self.k1._check_input(X), None)
+        K2 = self.k2._compute(self.k2._check_input(X), None)
+        g1 = self.k1.gradient_dot(X, W * K2, K1) if self.k1.n_dims else np.empty(0)
+        g2 = self.k2.gradient_dot(X, W * K1, K2) if self.k2.n_dims else np.empty(0)
+        return np.concatenate([g1, g2])
 
 
 class Scale(Kernel):
@@ -366,3 +460,13 @@ class Scale(Kernel):
         for dK in self.kernel.gradient(X, inner):
             dK *= self.scale
             yield dK
+
+    def gradient_dot(self, X, W, K=None):
+        if not self.n_dims:
+            return np.empty(0)
+        X = self._check_input(X)
+        inner = K / self.scale if K is not None and self.scale > 0 else None
+        # d(c Ki)/dlog c = c Ki ;  d(c Ki)/dtheta_k = c dKi/dtheta_k
+        s, rest = self.kernel._value_and_gradient_dot(X, W, inner)
+        own = [self.scale * s] if not self.hyperparameters[0].fixed else []
+        return np.concatenate([np.array(own), self.scale * rest])

@@ -57,6 +57,10 @@ class Constant(Kernel):
     def _gradient(self, X, K, name):
         yield np.full((len(X), len(X)), self.value)
 
+    def gradient_dot(self, X, W, K=None):
+        # dK/dlog c = c 11^T, so sum W * dK = c sum W
+        return np.array([self.value * float(np.sum(W))] if self.n_dims else [])
+
 
 class White(Kernel):
     """White-noise kernel: ``noise_level * I`` on K(X, X), zero between different sets.
@@ -98,6 +102,10 @@ class White(Kernel):
 
     def _gradient(self, X, K, name):
         yield self.noise_level * np.eye(len(X))
+
+    def gradient_dot(self, X, W, K=None):
+        # dK/dlog s = s I, so sum W * dK = s tr W
+        return np.array([self.noise_level * float(np.trace(W))] if self.n_dims else [])
 
 
 class Precomputed(Kernel):

@@ -77,8 +77,8 @@ class RBF(_LengthScaleKernel):
         # k = exp(-1/2 ||x/l - y/l||^2) with -1/2 ||x - y||^2 = [x, ||x||^2, 1].[y, -1/2,
         # -1/2 ||y||^2]: one GEMM gives the exponent, then NumPy's SIMD exp in place
         Xs = self._scaled(X)
-        B = dist.augmented(Xs, left=True) @ dist.augmented(
-            Xs if Y is None else self._scaled(Y), left=False).T
+        B = dist.gram(dist.augmented(Xs, left=True),
+                      dist.augmented(Xs if Y is None else self._scaled(Y), left=False))
         np.minimum(B, 0.0, out=B)  # clip rounding: ||x - y||^2 >= 0
         np.exp(B, out=B)
         if Y is None:
@@ -100,6 +100,22 @@ class RBF(_LengthScaleKernel):
             D = self._sqdist_scaled(X, None)
             D *= K
             yield D
+
+    def gradient_dot(self, X, W, K=None):
+        if not self.n_dims:
+            return np.empty(0)
+        return self._value_and_gradient_dot(X, W)[1]
+
+    def _value_and_gradient_dot(self, X, W, K=None):
+        # dK/dlog l_f = K * (x_f - y_f)^2 / l_f^2: one fused pass gives sum W*K and, for
+        # every feature f, sum W*K*(x_f - y_f)^2/l_f^2 (isotropic: their sum); X is centred
+        # first (distances do not change; the rounding of the differences shrinks)
+        Xs = self._scaled(self._check_input(X)).astype(np.float64)
+        Xs -= Xs.mean(axis=0)
+        s, per_feature = dist.rbf_weighted_sums(Xs, W)
+        if not self.n_dims:
+            return s, np.empty(0)
+        return s, per_feature if self.anisotropic else np.array([per_feature.sum()])
 
 
 class Laplacian(_LengthScaleKernel):
