@@ -75,10 +75,30 @@ def _edges_one(col_sorted, max_bins, out):
 SUBSAMPLE = 20_000
 
 
+@njit(cache=True, inline="always")
+def _code(e, x, hi):  # pragma: no cover - numba
+    """#{e[:hi] ≤ x} for sorted e: a count when hi ≤ 32, else a branch-free binary search.
+
+    (np.searchsorted per element is several times slower.)
+    """
+    if hi <= 32:  # few edges: count them (SIMD, no dependent loads)
+        c = 0
+        for r in range(hi):
+            c += e[r] <= x
+        return c
+    base = 0
+    n = hi
+    while n > 1:  # invariant: the answer lies in [base, base + n]
+        half = n >> 1
+        base = base + half if e[base + half - 1] <= x else base
+        n -= half
+    return base + (1 if e[base] <= x else 0)
+
+
 @njit(cache=True)
 def _codes_one(col, e, out):
     for i in range(col.shape[0]):
-        out[i] = np.searchsorted(e, col[i], side="right")
+        out[i] = _code(e, col[i], e.shape[0])
 
 
 @twin
@@ -88,57 +108,51 @@ def _codes_all(XT, edges, n_edges, codes):
 
 
 @njit(cache=True)
-def _try_exact(col, sample, max_bins, edges_j, codes_j):  # pragma: no cover - numba
-    """Exact bins from the distinct values of ``sample`` if they cover every value of col.
+def _distinct_small(col, max_bins, vals):  # pragma: no cover - numba
+    """Sorted distinct values of ``col`` into ``vals``; their number, or −1 if > max_bins.
 
-    Returns the number of edges, or −1 (sample has > max_bins values or misses one).
+    One pass with a binary search and an insertion into the (≤ max_bins) sorted values:
+    O(n log max_bins), and it gives up after max_bins + 1 distinct values.
     """
-    s = np.sort(sample)
-    m, exact = _edges_one(s, max_bins, edges_j)
-    if not exact:
-        return -1
-    vals = np.empty(m + 1)
-    vals[0] = s[0]
-    k = 1
-    for i in range(1, s.shape[0]):
-        if s[i] != s[i - 1]:
-            vals[k] = s[i]
-            k += 1
-    e = edges_j[:m]
+    k = 0
     for i in range(col.shape[0]):
-        c = np.searchsorted(e, col[i], side="right")
-        if vals[c] != col[i]:
+        x = col[i]
+        c = _code(vals, x, k)  # #{vals[:k] ≤ x}
+        if c > 0 and vals[c - 1] == x:
+            continue
+        if k == max_bins:
             return -1
-        codes_j[i] = c
-    return m
-
-
-PROBE = 2048
+        for r in range(k, c, -1):
+            vals[r] = vals[r - 1]
+        vals[c] = x
+        k += 1
+    return k
 
 
 @twin
 def _bin_all(XT, max_bins, edges, n_edges, codes, subsample, is_exact):
     d, n = XT.shape
     stride = (n + subsample - 1) // subsample
-    probe = max(1, n // PROBE)
     for j in prange(d):
         col = XT[j]
-        # 1. few distinct values? a probe of ~2048 rows finds them (checked on every row)
-        m = _try_exact(col, col[::probe], max_bins, edges[j], codes[j]) if probe > 1 else -1
-        exact = True
-        if m < 0:
-            # 2. bins from the column, or from its subsample of ≤ 20,000 rows
-            s = np.sort(col[::stride])
-            m, exact = _edges_one(s, max_bins, edges[j])
-            if exact and stride > 1:  # exact only if the subsample saw every value
-                m = _try_exact(col, col, max_bins, edges[j], codes[j])
-                if m < 0:  # it did not, and there are > max_bins: full-column quantiles
-                    m, exact = _edges_one(np.sort(col), max_bins, edges[j])
-                    _codes_one(col, edges[j, :m], codes[j])
-            else:
-                _codes_one(col, edges[j, :m], codes[j])
+        vals = np.empty(max_bins)
+        k = _distinct_small(col, max_bins, vals)
+        if k >= 0:  # ≤ max_bins distinct values: exact, the midpoints between them
+            m = 0
+            for r in range(1, k):
+                a = vals[r - 1]
+                b = vals[r]
+                mid = a + (b - a) / 2.0
+                if mid <= a or mid > b:  # rounding between adjacent floats
+                    mid = b
+                edges[j, m] = mid
+                m += 1
+            is_exact[j] = True
+        else:  # quantile bins from the column, or from its subsample of ≤ 20,000 rows
+            m, _ = _edges_one(np.sort(col[::stride]), max_bins, edges[j])
+            is_exact[j] = False
+        _codes_one(col, edges[j, :m].copy(), codes[j])
         n_edges[j] = m
-        is_exact[j] = exact
 
 
 class Binned:

@@ -15,8 +15,10 @@ from ._parallel import twin
 
 __all__ = [
     "best_stump_binary",
-    "best_stump_multiclass",
-    "best_stump_impurity",
+    "class_histograms",
+    "reweighted_rows",
+    "update_class_histograms",
+    "best_stump_from_histograms",
     "flag_sorted",
     "best_stump_sorted_binary",
     "best_stump_sorted_classes",
@@ -139,78 +141,89 @@ def stump_predict_codes(col, b, left, right):  # pragma: no cover - numba
 
 
 @twin
-def best_stump_multiclass(codes, n_bins, y, w, n_classes):  # pragma: no cover - numba
-    """Best K-class stump: each side predicts its weighted-majority class.
-
-    ε(j, b) = W − max_k L_k(b) − max_k (T_k − L_k(b)), L_k(b) = Σ_{code<b, y=k} w.
-    Returns (feature, bin, left class, right class, error).
-    """
+def class_histograms(codes, y, w, n_classes, max_bins):  # pragma: no cover - numba
+    """hist[j, b, k] = Σ_{code_j = b, y = k} w, four features a pass."""
     d = codes.shape[0]
-    n = codes.shape[1]
-    K = n_classes
-    T = np.zeros(K)
-    for i in range(n):
-        T[y[i]] += w[i]
-    W = T.sum()
-    tol = 1e-12 * W
-    errs = np.empty(d)
-    bins = np.empty(d, np.int64)
-    lefts = np.empty(d, np.int64)
-    rights = np.empty(d, np.int64)
-    hist = np.zeros((d, n_bins.max(), K))
+    hist = np.zeros((d, max_bins, n_classes))
     for blk in prange((d + 3) // 4):
         _class_hists(codes, y, w, hist, 4 * blk, min(4, d - 4 * blk))
-    for j in prange(d):
-        nb = n_bins[j]
-        h = hist[j]
-        L = np.zeros(K)
-        be = np.inf
-        bb = 0
-        bl = 0
-        br = 0
-        for b in range(nb + 1):
-            kl = 0
-            kr = 0
-            for k in range(1, K):
-                if L[k] > L[kl] + tol:
-                    kl = k
-                if T[k] - L[k] > T[kr] - L[kr] + tol:
-                    kr = k
-            e = W - L[kl] - (T[kr] - L[kr])
-            if e < be - tol:
-                be, bb, bl, br = e, b, kl, kr
-            if b < nb:
-                for k in range(K):
-                    L[k] += h[b, k]
-        errs[j], bins[j], lefts[j], rights[j] = be, bb, bl, br
-    jb = 0
-    for j in range(1, d):
-        if errs[j] < errs[jb] - tol:
-            jb = j
-    return jb, bins[jb], lefts[jb], rights[jb], max(errs[jb], 0.0)
+    return hist
+
+
+@njit(cache=True)
+def reweighted_rows(w_new, w_old, pred_old, y, delta, rows):  # pragma: no cover - numba
+    """Rows whose weight changed other than by the common factor of the larger group.
+
+    A boosting round multiplies the weights of the rows h got right by one factor and of
+    those it got wrong by another (then normalizes). With c = Σ_big w_new / Σ_big w_old over
+    the larger of the two groups (by ``pred_old`` = h's predictions), every row with
+    |w_new − c·w_old| > 1e-12·max(w_new, c·w_old) is listed in ``rows`` with
+    ``delta = w_new − c·w_old``: then Σ w_new = c·Σ w_old + Σ delta over any set of rows,
+    up to ≤ 1e-12 relative per round. Returns (number of rows listed, c).
+    """
+    n = w_new.shape[0]
+    n_wrong = 0
+    sn_w = 0.0  # Σ w_new, Σ w_old over the rows h got wrong, and over those it got right
+    so_w = 0.0
+    sn_r = 0.0
+    so_r = 0.0
+    for i in range(n):
+        wrong = pred_old[i] != y[i]
+        n_wrong += wrong
+        sn_w += w_new[i] if wrong else 0.0
+        so_w += w_old[i] if wrong else 0.0
+        sn_r += 0.0 if wrong else w_new[i]
+        so_r += 0.0 if wrong else w_old[i]
+    sn, so = (sn_w, so_w) if 2 * n_wrong >= n else (sn_r, so_r)  # the larger group
+    c = sn / so if so > 0.0 else 1.0
+    m = 0
+    for i in range(n):
+        cw = c * w_old[i]
+        dlt = w_new[i] - cw
+        if abs(dlt) > 1e-12 * max(w_new[i], cw):
+            rows[m] = i
+            delta[m] = dlt
+            m += 1
+    return m, c
 
 
 @twin
-def best_stump_impurity(codes, n_bins, y, w, n_classes, criterion):  # pragma: no cover
-    """Stump minimizing the weighted impurity (0 gini, 1 entropy) of its two sides.
-
-    Same histograms as :func:`best_stump_multiclass`; splits with an empty side are skipped
-    (none left: the constant majority stump). Leaves predict their weighted majority.
-    Returns (feature, bin, left class, right class, weighted error, impurity).
-    """
+def update_class_histograms(codes, y, hist, c, delta, rows, m):  # pragma: no cover - numba
+    """hist ← c·hist + Σ_{listed rows} delta at (code, class): the histograms of w_new."""
     d = codes.shape[0]
-    n = codes.shape[1]
-    K = n_classes
+    for j in prange(d):
+        h = hist[j]
+        col = codes[j]
+        for b in range(h.shape[0]):
+            for k in range(h.shape[1]):
+                h[b, k] *= c
+        for r in range(m):
+            i = rows[r]
+            h[col[i], y[i]] += delta[r]
+
+
+@twin
+def best_stump_from_histograms(hist, n_bins, criterion):  # pragma: no cover - numba
+    """Best K-class stump from class histograms: criterion 0 gini, 1 entropy, 2 error.
+
+    The split "code ≥ b" leaves L_k(b) = Σ_{c<b} hist[j, c, k] on the left; its score is
+    i(L) + i(T − L) with i the weighted impurity (:func:`_impurity`; for "error"
+    i(c) = Σc − max c, so the score is the weighted error of majority leaves). Impurity
+    skips splits with an empty side (none left: the constant stump); "error" includes the
+    constant stump (b = 0). Ties go to the first feature, the lowest bin. Leaves predict
+    their weighted majority (ties → the first class). Returns
+    (feature, bin, left class, right class, weighted error, score).
+    """
+    d = hist.shape[0]
+    K = hist.shape[2]
     T = np.zeros(K)
-    for i in range(n):
-        T[y[i]] += w[i]
+    for b in range(n_bins[0]):
+        for k in range(K):
+            T[k] += hist[0, b, k]
     W = T.sum()
     tol = 1e-12 * W
     vals = np.empty(d)
     bins = np.zeros(d, np.int64)
-    hist = np.zeros((d, n_bins.max(), K))
-    for blk in prange((d + 3) // 4):
-        _class_hists(codes, y, w, hist, 4 * blk, min(4, d - 4 * blk))
     for j in prange(d):
         nb = n_bins[j]
         h = hist[j]
@@ -218,13 +231,16 @@ def best_stump_impurity(codes, n_bins, y, w, n_classes, criterion):  # pragma: n
         R = np.empty(K)
         best = np.inf
         bb = 0
-        for b in range(1, nb):
-            for k in range(K):
-                L[k] += h[b - 1, k]
-                R[k] = T[k] - L[k]
-            wl = L.sum()
-            if wl <= 0.0 or W - wl <= 0.0:
+        wl = 0.0
+        for b in range(nb):
+            if b > 0:
+                for k in range(K):
+                    L[k] += h[b - 1, k]
+                    wl += h[b - 1, k]
+            if criterion != 2 and (wl <= tol or W - wl <= tol):
                 continue
+            for k in range(K):
+                R[k] = T[k] - L[k]
             v = _impurity(L, criterion) + _impurity(R, criterion)
             if v < best - tol:
                 best = v
@@ -237,10 +253,9 @@ def best_stump_impurity(codes, n_bins, y, w, n_classes, criterion):  # pragma: n
             jb = j
     b = bins[jb] if vals[jb] < np.inf else 0
     L = np.zeros(K)
-    col = codes[jb]
-    for i in range(n):
-        if col[i] < b:
-            L[y[i]] += w[i]
+    for c in range(b):
+        for k in range(K):
+            L[k] += hist[jb, c, k]
     kl = 0
     kr = 0
     for k in range(1, K):

@@ -268,20 +268,46 @@ class DecisionStump(_BaseWeak):
     def _best_binned(self, ctx, w, K):
         """(score, feature, bin, left, right, error) over the binned features."""
         B: Binned = ctx.binned
-        if ctx.criterion != "error":  # minimum weighted impurity, majority leaves
-            j, b, left, right, err, score = ctx.run(
-                nb.best_stump_impurity, B.codes, B.n_bins, ctx.y_idx, w, K,
-                _CRITERIA[ctx.criterion], work=B.codes.size)
-        elif K == 2:
+        if ctx.criterion == "error" and K == 2:
             j, b, pol, err = ctx.run(nb.best_stump_binary, B.codes, B.n_bins, w, ctx.y_pm,
                                      work=B.codes.size)
             left, right = (0, 1) if pol > 0 else (1, 0)
             score = err
-        else:
-            j, b, left, right, err = ctx.run(nb.best_stump_multiclass, B.codes, B.n_bins,
-                                             ctx.y_idx, w, K, work=B.codes.size)
-            score = err
+        else:  # class histograms (kept up to date across rounds), then a scan
+            hist = self._class_histograms(ctx, w, K)
+            j, b, left, right, err, score = ctx.run(
+                nb.best_stump_from_histograms, hist, B.n_bins, _CRITERIA[ctx.criterion],
+                work=hist.size * 4)
         return score, int(ctx.binned_features[j]), int(b), int(left), int(right), float(err)
+
+    _REFRESH = 50  # full histograms at least every 50 rounds (bounds the rounding drift)
+
+    def _class_histograms(self, ctx, w, K):
+        """hist[j, b, k] = Σ_{code_j = b, y = k} w, updated from the previous round's.
+
+        A boosting round rescales the weights of the rows its stump got right by one factor
+        and of the others by another; for the larger group the update is one multiplication
+        of the histograms, and only the rows of the smaller group (≈ (1 − ε)·n for SAMME
+        with many classes) are added (:func:`~kernelkit.ensemble._stump_numba.
+        reweighted_rows`). Any other change of the weights falls back to a full pass.
+        """
+        B: Binned = ctx.binned
+        n = w.shape[0]
+        prev = getattr(ctx, "hist_state", None)
+        if prev is not None and prev["pred"] is not None and prev["age"] < self._REFRESH:
+            m, c = nb.reweighted_rows(w, prev["w"], prev["pred"], ctx.y_idx, prev["delta"],
+                                      prev["rows"])
+            if m <= n // 4:
+                ctx.run(nb.update_class_histograms, B.codes, ctx.y_idx, prev["hist"], c,
+                        prev["delta"], prev["rows"], m, work=m * B.codes.shape[0])
+                prev["w"][:] = w
+                prev["age"] += 1
+                return prev["hist"]
+        hist = ctx.run(nb.class_histograms, B.codes, ctx.y_idx, w, K, int(B.n_bins.max()),
+                       work=B.codes.size)
+        ctx.hist_state = {"hist": hist, "w": w.copy(), "pred": None, "age": 0,
+                          "delta": np.empty(n), "rows": np.empty(n, np.int64)}
+        return hist
 
     def _best_sorted(self, ctx, w, K):
         """(score, feature, position, left, right, error) over the presorted features."""
@@ -334,6 +360,9 @@ class DecisionStump(_BaseWeak):
         est.polarity_ = 1 if right == 1 else -1
         est.error_ = float(err)
         est.criterion_ = ctx.criterion
+        state = getattr(ctx, "hist_state", None)
+        if state is not None:  # the next round's weights are this round's, reweighted by pred
+            state["pred"] = pred
         return est, pred
 
     def _predict_index(self, X):
