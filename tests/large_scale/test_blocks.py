@@ -57,3 +57,28 @@ def test_float32_fit_does_not_depend_on_blas_threads():
         two = NystromKernelRidge(**kw).fit(X, y)
     np.testing.assert_array_equal(one.dual_coef_, two.dual_coef_)
     assert one.dual_coef_.dtype == np.float32
+
+
+def test_kept_blocks_give_the_same_products():
+    rng = np.random.default_rng(2)
+    X, C = rng.normal(size=(900, 3)).astype(np.float32), rng.normal(size=(50, 3))
+    V, U = rng.normal(size=50), rng.normal(size=900)
+    formed = BlockKernelOperator(RBF(), X, C.astype(np.float32), block_rows=128)
+    kept = BlockKernelOperator(RBF(), X, C.astype(np.float32), block_rows=128,
+                               keep_blocks=True)
+    for _ in range(2):  # the second product reuses the kept blocks
+        np.testing.assert_array_equal(kept.normal_matmul(V), formed.normal_matmul(V))
+        np.testing.assert_array_equal(kept.t_matmul(U), formed.t_matmul(U))
+    assert len(kept._kept) == 8 and formed._kept is None
+
+
+def test_estimator_keeps_knm_only_when_it_fits():
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-2, 2, size=(3000, 3))
+    y = np.sin(X[:, 0])
+    kw = dict(n_centers=100, alpha=1e-5, gamma=0.5, max_iter=10, random_state=0)
+    # 3000 x 100 float64 = 2.3 MiB: kept with 4 MiB; with 1 MiB formed per pass in 1280-row blocks
+    kept = NystromKernelRidge(working_memory=4, **kw).fit(X, y)
+    blocked = NystromKernelRidge(working_memory=1, **kw).fit(X, y)
+    np.testing.assert_allclose(kept.dual_coef_, blocked.dual_coef_, rtol=1e-9,
+                               atol=1e-9 * np.abs(kept.dual_coef_).max())

@@ -22,8 +22,8 @@ import numpy as np
 
 from ..linalg.operator import PARALLEL_MIN_ENTRIES, KernelOperator, _blas_threads, _controller
 
-__all__ = ["falkon_block_rows", "block_slices", "block_partials", "sum_partials",
-           "BlockKernelOperator"]
+__all__ = ["falkon_block_rows", "block_slices", "kernel_blocks", "block_partials",
+           "sum_partials", "BlockKernelOperator"]
 
 # block heights are rounded down to a multiple of this (so that round chunk sizes align)
 ROW_QUANTUM = 64
@@ -46,18 +46,43 @@ def block_slices(n: int, rows: int) -> list[slice]:
     return [slice(a, min(a + rows, n)) for a in range(0, n, rows)]
 
 
-def block_partials(kernel, X, Y, rows: int, V=None, U=None) -> Iterator[np.ndarray]:
+def _map_blocks(fn, n_items: int, big: bool) -> Iterator:
+    """``fn(i)`` for i < n_items, yielded in order; on as many Python threads as BLAS
+    threads are allowed when ``big``, always with one BLAS thread per call."""
+    n_threads = min(_blas_threads() if big else 1, n_items)
+    with _controller().limit(limits=1, user_api="blas"):
+        if n_threads <= 1:
+            for i in range(n_items):
+                yield fn(i)
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(n_threads) as pool:
+            yield from pool.map(fn, range(n_items))
+
+
+def kernel_blocks(kernel, X, Y, rows: int) -> list[np.ndarray]:
+    """The row blocks ``K(X[b], Y)`` of :func:`block_slices` (to keep across passes)."""
+    slices = block_slices(X.shape[0], rows)
+    return list(_map_blocks(lambda i: kernel._compute(X[slices[i]], Y), len(slices),
+                            X.shape[0] * Y.shape[0] >= PARALLEL_MIN_ENTRIES))
+
+
+def block_partials(kernel, X, Y, rows: int, V=None, U=None,
+                   blocks: list | None = None) -> Iterator[np.ndarray]:
     """Yield the per-block partials in block order, each computed on one BLAS thread.
 
     ``V`` given: ``K_b^T (K_b V [+ U_b])``; ``V`` None: ``K_b^T U_b``. Blocks run on as many
     Python threads as BLAS threads are allowed (one BLAS thread each), so each partial is
-    computed the same way whatever the thread count.
+    computed the same way whatever the thread count. ``blocks``: the kernel blocks kept
+    from :func:`kernel_blocks` (else each is formed and dropped).
     """
     n, m = X.shape[0], Y.shape[0]
     slices = block_slices(n, rows)
 
-    def part(sl):
-        Kb = kernel._compute(X[sl], Y)
+    def part(i):
+        sl = slices[i]
+        Kb = kernel._compute(X[sl], Y) if blocks is None else blocks[i]
         if V is None:
             return Kb.T @ U[sl]  # K_b^T U_b
         W = Kb @ V
@@ -65,17 +90,7 @@ def block_partials(kernel, X, Y, rows: int, V=None, U=None) -> Iterator[np.ndarr
             W += U[sl]
         return Kb.T @ W  # K_b^T (K_b V + U_b)
 
-    n_threads = _blas_threads() if n * m >= PARALLEL_MIN_ENTRIES else 1
-    n_threads = min(n_threads, len(slices))
-    with _controller().limit(limits=1, user_api="blas"):
-        if n_threads <= 1:
-            for sl in slices:
-                yield part(sl)
-            return
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(n_threads) as pool:
-            yield from pool.map(part, slices)
+    yield from _map_blocks(part, len(slices), n * m >= PARALLEL_MIN_ENTRIES)
 
 
 def sum_partials(parts, out: np.ndarray | None = None) -> np.ndarray:
@@ -97,6 +112,9 @@ class BlockKernelOperator(KernelOperator):
         As :class:`~kernelkit.linalg.KernelOperator` (X in memory, Y the centers).
     block_rows : int
         Rows per block (see :func:`falkon_block_rows`).
+    keep_blocks : bool, default=False
+        Form the blocks once, at the first product, and keep them for the next ones (all
+        of ``K(X, Y)`` in memory: for when it fits). The partials are the same either way.
 
     The blocks are formed in X's dtype (float32 stays float32); ``V`` and ``U`` are cast to
     it, and ``normal_matmul`` / ``t_matmul`` return float64 sums (``dtype`` is float64, the
@@ -117,9 +135,16 @@ class BlockKernelOperator(KernelOperator):
     def __new__(cls, *args, **kwargs):
         return object.__new__(cls)
 
-    def __init__(self, kernel, X, Y, block_rows: int):
+    def __init__(self, kernel, X, Y, block_rows: int, keep_blocks: bool = False):
         super().__init__(kernel, X, Y)
         self.block_rows = int(block_rows)
+        self.keep_blocks = bool(keep_blocks)
+        self._kept = None
+
+    def _blocks(self):
+        if self.keep_blocks and self._kept is None:
+            self._kept = kernel_blocks(self.kernel, self.X, self.Y, self.block_rows)
+        return self._kept
 
     @property
     def block_dtype(self):
@@ -144,9 +169,11 @@ class BlockKernelOperator(KernelOperator):
         """``K^T (K V [+ U])`` = sum over blocks, in float64."""
         V = self._cast(V, self.shape[1], "V")
         U = self._cast(U, self.shape[0], "U")
-        return sum_partials(block_partials(self.kernel, self.X, self.Y, self.block_rows, V, U))
+        return sum_partials(block_partials(self.kernel, self.X, self.Y, self.block_rows, V, U,
+                                           self._blocks()))
 
     def t_matmul(self, U) -> np.ndarray:
         """``K^T U`` = sum over blocks, in float64."""
         U = self._cast(U, self.shape[0], "U")
-        return sum_partials(block_partials(self.kernel, self.X, self.Y, self.block_rows, None, U))
+        return sum_partials(block_partials(self.kernel, self.X, self.Y, self.block_rows, None, U,
+                                           self._blocks()))

@@ -48,7 +48,8 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
     ``(K_nM^T K_nM + alpha n K_MM) dual_coef = K_nM^T y`` by conjugate gradients with the
     Falkon preconditioner ``B = n^-1/2 T^-1 A^-1``, ``T = chol(K_MM + eps M I)``,
     ``A = chol(T T^T / M + alpha I)`` (Rudi, Carratino & Rosasco, 2017). Each iteration is
-    one pass over the data in row blocks; neither K nor K_nM is ever held.
+    one pass over the data in row blocks; K is never held, and K_nM only when it fits in
+    ``working_memory`` (then it is formed once instead of once per pass).
 
     With all n points as centers this is exact kernel ridge regression with
     ``KernelRidge(alpha=alpha * n)``: ``alpha`` here is *per sample*.
@@ -75,11 +76,12 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         the sums over blocks and the CG vectors (length M) float64, and the CG residual is
         recomputed every 10 iterations; ``dual_coef_`` is stored in the working dtype.
     working_memory : float, optional
-        MiB per row block of ``K(X, centers)``; default ``min(sklearn working_memory, 32)``.
-        One block per BLAS thread is in memory at a time. The blocks depend on the sizes
-        only, and their partial products are added in float64 in block order, so a fit is
-        reproducible bit for bit across thread counts and on a dask cluster (whose row
-        chunks are realigned to whole blocks).
+        MiB for ``K(X, centers)`` (default: scikit-learn's ``working_memory``). When all of
+        it fits, it is formed once and kept across the CG passes; otherwise each pass forms
+        it in row blocks of ``min(working_memory, 32)`` MiB, one per BLAS thread at a time.
+        The blocks depend on the sizes only and their partial products are added in
+        float64 in block order, so a fit is reproducible bit for bit across thread counts
+        and on a dask cluster (whose row chunks are realigned to whole blocks).
     verbose : int, default=0
         Show a progress bar with the residual per iteration.
     random_state : int, RandomState or None
@@ -166,10 +168,13 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
             return np.dtype(self.dtype)
         return np.dtype(np.float32 if input_dtype == np.float32 else np.float64)
 
-    def _block_mib(self) -> float:
+    def _memory_mib(self) -> float:
         if self.working_memory is not None:
             return check_positive(self.working_memory, "working_memory")
-        return min(sklearn.get_config()["working_memory"], BLOCK_MIB)
+        return sklearn.get_config()["working_memory"]
+
+    def _block_mib(self) -> float:
+        return min(self._memory_mib(), BLOCK_MIB)
 
     def _resolve_kernel(self, n_features: int):
         kernel = resolve_estimator_kernel(self, n_features)
@@ -218,7 +223,11 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.center_indices_ = self._select_centers(X.shape[0])
         centers = X[self.center_indices_]
         rows = self._block_rows(X.shape[0], len(centers), X.dtype)
-        return self._solve(BlockKernelOperator(self.kernel_, X, centers, rows), centers, y)
+        # K_nM is formed once and kept across the CG passes when it fits in the working
+        # memory (as Falkon does for small problems); otherwise once per pass
+        keep = X.shape[0] * len(centers) * X.dtype.itemsize <= self._memory_mib() * 2**20
+        knm = BlockKernelOperator(self.kernel_, X, centers, rows, keep_blocks=keep)
+        return self._solve(knm, centers, y)
 
     def _fit_dask(self, X, y):
         from ._dask import (
