@@ -157,7 +157,9 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 
     Builds the Gram matrix once, centres it in feature space **in place**
     (``K~ = H K H``, one n x n matrix), solves ``K~ alpha = m lambda alpha`` for the leading
-    pairs and projects new points with the test-side centring.
+    pairs and projects new points with the test-side centring. For the RBF kernel every
+    pair is evaluated once (upper-triangle tiles on all cores) and the centring and the
+    mirroring into the lower triangle are one in-place pass.
 
     Parameters
     ----------
