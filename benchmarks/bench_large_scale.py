@@ -240,8 +240,9 @@ def rows_1m_dask(max_iter: int = 20) -> list[Row]:
               f"predictions {pred_rel:.1e}",
         target="same coefficients; report overhead",
         notes=f"RMSE {_rmse(p_dask, yte):.4f}; {model.n_iter_} iterations; chunks realigned "
-              "to whole 1,664-row blocks; speed-up < 1 = dask overhead (both use the same 2 "
-              f"cores); single-process time from the 1M row; load avg {os.getloadavg()[0]:.1f}",
+              f"to whole {model._block_rows(len(X32), BIG_M, np.float32):,}-row blocks; "
+              "speed-up < 1 = dask overhead (both use the same 2 cores); single-process time "
+              f"from the 1M row; load avg {os.getloadavg()[0]:.1f}",
     ))]
 
 

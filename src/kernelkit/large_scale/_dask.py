@@ -11,6 +11,11 @@ is the single-process one up to rounding (the order of a sum). Only V (M x k) tr
 the workers and (M x k) per chunk travels back. Each task uses the ordinary in-memory
 :class:`~kernelkit.linalg.KernelOperator` on its chunk (row blocks within working memory).
 
+:class:`DaskBlockKernelOperator` (what NystromKernelRidge uses) goes one step further:
+each task returns the partials of its fixed row blocks and the client adds them in float64
+in block order, exactly as :class:`~kernelkit.large_scale._blocks.BlockKernelOperator`
+does in one process, so with chunks that are whole blocks the results are identical.
+
 Importing this module imports dask; nothing else in kernelkit does until dask arrays are
 passed in.
 """
