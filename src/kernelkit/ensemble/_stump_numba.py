@@ -562,23 +562,25 @@ def weighted_error(w, pred, y):  # pragma: no cover - numba
 def _votes_and_log_weights(log_d, pred, y, alpha, G, top, gtop, d1):  # pragma: no cover
     """log D += α(1[h ≠ y] − ½) (unnormalized); votes; training error; returns (max, error)."""
     n = log_d.shape[0]
+    ha = 0.5 * alpha
     mx = -np.inf
-    err = 0.0
     for i in range(n):
+        ld = log_d[i] + (ha if pred[i] != y[i] else -ha)
+        log_d[i] = ld
+        mx = max(mx, ld)
+    for i in range(n):  # selects, not branches: the outcomes are data-dependent
         p = pred[i]
-        if p != y[i]:
-            log_d[i] += 0.5 * alpha
-        else:
-            log_d[i] -= 0.5 * alpha
-        if log_d[i] > mx:
-            mx = log_d[i]
         g = G[p, i] + alpha
         G[p, i] = g
-        if g > gtop[i] or (g == gtop[i] and p < top[i]):
-            top[i] = p
-            gtop[i] = g
-        if top[i] != y[i]:
-            err += d1[i]
+        gt = gtop[i]
+        tp = top[i]
+        better = (g > gt) | ((g == gt) & (p < tp))
+        tp = np.int64(p) if better else tp
+        gtop[i] = g if better else gt
+        top[i] = tp
+    err = 0.0
+    for i in range(n):
+        err += d1[i] * (top[i] != y[i])
     return mx, err
 
 
