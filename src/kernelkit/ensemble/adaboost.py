@@ -68,7 +68,9 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
     ----------
     estimator : {"stump", "tree", "linear"}, a kernelkit weak learner or a classifier, \
 default="stump"
-        "stump" = :class:`~kernelkit.ensemble.DecisionStump`, "tree" =
+        "stump" = :class:`~kernelkit.ensemble.DecisionStump` (exact weighted-error minimum
+        for two classes; for K > 2 its default splits by the weighted Gini impurity, a
+        better SAMME learner — see its docstring), "tree" =
         :class:`~kernelkit.ensemble.DecisionTree` (depth 3), "linear" =
         :class:`~kernelkit.ensemble.LinearThreshold`; kernelkit weak learners share their
         per-fit preparation (binning) across rounds. Any other scikit-learn classifier

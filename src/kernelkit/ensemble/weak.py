@@ -2,10 +2,12 @@
 
 Each one is a scikit-learn classifier (``fit(X, y, sample_weight)``, ``predict``) that
 minimizes the weighted training error ε = Σᵢ wᵢ·1[h(xᵢ) ≠ yᵢ] exactly (stump, dictionary)
-or as documented (tree, linear threshold). Each also has a boosting fast path, the
-:class:`WeakLearner` protocol: ``_boost_prepare(X, y_idx, classes)`` does the per-fit work
-once (binning, the dictionary's prediction matrix) and ``_boost_fit(ctx, w)`` fits one round
-on it, returning a fitted learner and its class-index predictions on the training set.
+or as documented (tree, linear threshold; the stump's default for K > 2 classes minimizes
+the weighted Gini impurity instead, see :class:`DecisionStump`). Each also has a boosting
+fast path, the :class:`WeakLearner` protocol: ``_boost_prepare(X, y_idx, classes)`` does
+the per-fit work once (binning, presorting, the dictionary's prediction matrix) and
+``_boost_fit(ctx, w)`` fits one round on it, returning a fitted learner and its class-index
+predictions on the training set.
 """
 
 from __future__ import annotations
