@@ -20,7 +20,13 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..linalg.operator import PARALLEL_MIN_ENTRIES, KernelOperator, _blas_threads, _controller
+from ..linalg.operator import (
+    PARALLEL_MIN_ENTRIES,
+    KernelOperator,
+    _blas_threads,
+    _controller,
+    _executor,
+)
 
 __all__ = ["falkon_block_rows", "block_slices", "kernel_blocks", "block_partials",
            "sum_partials", "BlockKernelOperator"]
@@ -55,10 +61,7 @@ def _map_blocks(fn, n_items: int, big: bool) -> Iterator:
             for i in range(n_items):
                 yield fn(i)
             return
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(n_threads) as pool:
-            yield from pool.map(fn, range(n_items))
+        yield from _executor(n_threads).map(fn, range(n_items))
 
 
 def kernel_blocks(kernel, X, Y, rows: int) -> list[np.ndarray]:

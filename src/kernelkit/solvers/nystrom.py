@@ -23,6 +23,7 @@ import warnings
 
 import numpy as np
 from scipy.linalg import solve_triangular
+from scipy.linalg.lapack import dlauum
 from threadpoolctl import ThreadpoolController
 
 from .._result import Result
@@ -79,19 +80,21 @@ class FalkonPreconditioner:
         self.penalty = float(penalty)
         self.n_samples = int(n_samples)
         self.dtype = kmm.dtype
-        # The M x M work (potrf, triangular solves) runs on one BLAS thread: these kernels
-        # sync their threads at every panel / row block, and on a busy machine that makes
-        # two threads several times slower than one. The passes over the data are not
-        # affected (they keep the caller's BLAS threads).
+        # The per-iteration M x M work (triangular solves with one vector) runs on one BLAS
+        # thread: those kernels sync their threads at every row block, and on a busy
+        # machine two threads were several times slower than one. The O(M^3) set-up below
+        # and the passes over the data keep the caller's BLAS threads.
         self._blas = ThreadpoolController()
         F = np.array(kmm, dtype=np.float64, order="C")
         F[np.diag_indices(M)] += eps * M
-        with self.one_thread():
-            self.L_T, jit_t = _cholesky(F, "center kernel matrix")  # T = chol(K_MM + eps M I)
-            G = self.L_T.T @ self.L_T  # T T^T = L^T L  (T = L^T upper)
-            G /= M
-            G[np.diag_indices(M)] += self.penalty
-            self.L_A, jit_a = _cholesky(G, "Falkon matrix A")  # A = chol(T T^T / M + lam I)
+        self.L_T, jit_t = _cholesky(F, "center kernel matrix")  # T = chol(K_MM + eps M I)
+        # T T^T = L^T L (T = L^T upper): LAPACK lauum, M^3/3 flops, lower triangle only
+        G, info = dlauum(self.L_T, lower=1)
+        if info != 0:  # pragma: no cover - L_T is a valid factor
+            raise RuntimeError(f"LAPACK lauum failed (info={info}).")
+        G /= M
+        G[np.diag_indices(M)] += self.penalty
+        self.L_A, jit_a = _cholesky(G, "Falkon matrix A")  # A = chol(T T^T / M + lam I)
         self.jitter = (eps * M + jit_t, jit_a)
 
     @property
