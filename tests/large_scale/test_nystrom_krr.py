@@ -124,6 +124,22 @@ def test_preconditioned_cg_needs_far_fewer_iterations_than_plain_cg():
     np.testing.assert_allclose(pcg(H, b, tol=0, max_iter=5).coef, x5, rtol=1e-6)
 
 
+def test_fast_decaying_spectrum_still_converges_with_default_preconditioner_jitter():
+    # 1-D RBF centers: K_MM is numerically singular far beyond 1e-16. With T =
+    # chol(K_MM + eps M I) at eps = 2.2e-16, T^-1 amplified rounding and CG stalled at a 6e-2
+    # residual (max training error 0.23); the float64 default eps = 1e-13 reaches 2e-4.
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-3, 3, size=(2000, 1))
+    y = np.sin(X[:, 0])
+    model = NystromKernelRidge(n_centers=100, alpha=1e-8, gamma=0.5, random_state=0).fit(X, y)
+    assert model.history_[-1] < 1e-3
+    assert np.abs(model.predict(X) - y).max() < 1e-2
+    K = RBF(1.0)(X[:100])
+    assert FalkonPreconditioner(K, 1e-8, 2000).jitter[0] >= 1e-13 * 100
+    eps32 = float(np.finfo(np.float32).eps)  # float32 keeps its machine epsilon
+    assert FalkonPreconditioner(K.astype(np.float32), 1e-8, 2000).jitter[0] >= eps32 * 100 * 0.999
+
+
 def test_float32_stays_float32_and_matches_float64():
     X, y = _data(800)
     kw = dict(n_centers=80, alpha=1e-4, gamma=0.5, random_state=0, max_iter=30)

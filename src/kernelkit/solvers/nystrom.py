@@ -55,9 +55,11 @@ class FalkonPreconditioner:
     n_samples : int
         n, the number of training rows.
     epsilon : float, optional
-        Relative jitter: ``T = chol(K_MM + epsilon M I)``. Defaults to the machine epsilon
-        of ``kmm``'s dtype. Factors are computed in float64; more jitter is added if needed
-        (it changes the preconditioner only, never the solution of (1)).
+        Relative jitter: ``T = chol(K_MM + epsilon M I)``. Defaults to 1e-13 for float64
+        ``kmm`` (the machine epsilon, 2.2e-16, left CG stalled on fast-decaying spectra such
+        as a 1-D RBF, where T^-1 amplified rounding) and to the machine epsilon for float32.
+        Factors are computed in float64; more jitter is added if needed (it changes the
+        preconditioner only, never the solution of (1)).
 
     Examples
     --------
@@ -66,7 +68,8 @@ class FalkonPreconditioner:
     >>> from kernelkit.solvers.nystrom import FalkonPreconditioner
     >>> X = np.random.default_rng(0).normal(size=(30, 2))
     >>> K, lam, n = RBF()(X), 1e-2, 30
-    >>> P = FalkonPreconditioner(K, penalty=lam, n_samples=n)  # centers = all of X
+    >>> # centers = all of X and (almost) no jitter: B B^T = H^-1
+    >>> P = FalkonPreconditioner(K, penalty=lam, n_samples=n, epsilon=1e-16)
     >>> H = K @ K + lam * n * K
     >>> bool(np.allclose(P.apply_t(H @ P.apply(np.eye(n))), np.eye(n), atol=1e-6))
     True
@@ -76,7 +79,10 @@ class FalkonPreconditioner:
                  epsilon: float | None = None):
         kmm = np.asarray(kmm)
         M = kmm.shape[0]
-        eps = float(np.finfo(kmm.dtype).eps) if epsilon is None else float(epsilon)
+        if epsilon is None:  # 1e-13 in float64 (as the Falkon library); machine eps in float32
+            eps = 1e-13 if kmm.dtype == np.float64 else float(np.finfo(kmm.dtype).eps)
+        else:
+            eps = float(epsilon)
         self.penalty = float(penalty)
         self.n_samples = int(n_samples)
         self.dtype = kmm.dtype
