@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def regression_data(n: int = 20_000, d: int = 8, n_test: int = 2_000, seed: int = 0):
@@ -27,15 +23,8 @@ def letters(standardize: bool = True):
     """UCI letters: first 16,000 rows train, last 4,000 test; labels are 'A'..'Z'.
 
     Returns X_train, y_train, X_test, y_test (features standardized on the train split).
+    The bundled copy through :func:`kernelkit.datasets.load_letters` (parsed once per process).
     """
-    raw = np.genfromtxt(SHARED / "letter-recognition.csv", delimiter=",", dtype=None,
-                        encoding="utf-8", names=True)
-    names = raw.dtype.names
-    label = "letter" if "letter" in names else names[0]
-    y = np.asarray(raw[label]).astype(str)
-    X = np.column_stack([np.asarray(raw[c], dtype=float) for c in names if c != label])
-    Xtr, Xte, ytr, yte = X[:16000], X[16000:], y[:16000], y[16000:]
-    if standardize:
-        mu, sd = Xtr.mean(0), Xtr.std(0)
-        Xtr, Xte = (Xtr - mu) / sd, (Xte - mu) / sd
-    return Xtr, ytr, Xte, yte
+    from kernelkit.datasets import load_letters
+
+    return load_letters(return_X_y=True, standardize=standardize)
