@@ -13,6 +13,7 @@ import warnings
 import numba
 import numpy as np
 import scipy.optimize
+import sklearn
 from scipy.linalg import solve_triangular
 from scipy.linalg.blas import dtrmm as _trmm
 from scipy.linalg.lapack import dtrtri
@@ -315,7 +316,8 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
     def _factor_inverse(self, m: int):
         """``L^-1`` (LAPACK trtri) when it is worth it and fits in working memory, else None."""
         n = self.L_.shape[0]
-        if m < n // 4 or n * n * 8 > block_rows(1, 1) or self.L_.dtype != np.float64:
+        budget = sklearn.get_config()["working_memory"] * 2**20  # bytes
+        if m < n // 4 or n * n * 8 > budget or self.L_.dtype != np.float64:
             return None
         L_inv, info = dtrtri(self.L_, lower=1)
         if info != 0:  # pragma: no cover - L_ has a positive diagonal
