@@ -81,6 +81,30 @@ def _class_hists(codes, y, w, hist, j0, m):  # pragma: no cover - numba
                 h[col[i], y[i]] += w[i]
 
 
+@njit(cache=True)
+def _first_min(vals, tol):  # pragma: no cover - numba
+    """Index of the smallest value; ties (within ``tol``) go to the first index."""
+    jb = 0
+    for j in range(1, vals.shape[0]):
+        if vals[j] < vals[jb] - tol:
+            jb = j
+    return jb
+
+
+@njit(cache=True)
+def _majority_leaves(L, T, W, tol):  # pragma: no cover - numba
+    """Weighted-majority class of the left side (class sums L) and of the right (T − L),
+    ties to the first class, and the weighted error of those two leaves."""
+    kl = 0
+    kr = 0
+    for k in range(1, L.shape[0]):
+        if L[k] > L[kl] + tol:
+            kl = k
+        if T[k] - L[k] > T[kr] - L[kr] + tol:
+            kr = k
+    return kl, kr, max(W - L[kl] - (T[kr] - L[kr]), 0.0)
+
+
 @twin
 def best_stump_binary(codes, n_bins, w, y_pm):  # pragma: no cover - numba
     """Best stump for y ∈ {±1}: minimum weighted error over features, bins and polarities.
@@ -123,10 +147,7 @@ def best_stump_binary(codes, n_bins, w, y_pm):  # pragma: no cover - numba
             if b < nb:
                 s += h[b]
         errs[j], bins[j], pols[j] = be, bb, bp
-    jb = 0
-    for j in range(1, d):  # first minimum: deterministic ties
-        if errs[j] < errs[jb] - tol:
-            jb = j
+    jb = _first_min(errs, tol)  # first minimum: deterministic ties
     return jb, bins[jb], pols[jb], max(errs[jb], 0.0)
 
 
@@ -247,23 +268,14 @@ def best_stump_from_histograms(hist, n_bins, criterion):  # pragma: no cover - n
                 bb = b
         vals[j] = best
         bins[j] = bb
-    jb = 0
-    for j in range(1, d):
-        if vals[j] < vals[jb] - tol:
-            jb = j
+    jb = _first_min(vals, tol)
     b = bins[jb] if vals[jb] < np.inf else 0
     L = np.zeros(K)
     for c in range(b):
         for k in range(K):
             L[k] += hist[jb, c, k]
-    kl = 0
-    kr = 0
-    for k in range(1, K):
-        if L[k] > L[kl] + tol:
-            kl = k
-        if T[k] - L[k] > T[kr] - L[kr] + tol:
-            kr = k
-    return jb, b, kl, kr, max(W - L[kl] - (T[kr] - L[kr]), 0.0), vals[jb]
+    kl, kr, err = _majority_leaves(L, T, W, tol)
+    return jb, b, kl, kr, err, vals[jb]
 
 
 @twin
@@ -332,10 +344,7 @@ def best_stump_sorted_binary(order, w, y_pm):  # pragma: no cover - numba
             s += wy[i]
         # the cut after the last row (θ = +inf) is the constant stump again: skipped
         errs[j], pos[j], pols[j] = be, bb, bp
-    jb = 0
-    for j in range(1, d):
-        if errs[j] < errs[jb] - tol:
-            jb = j
+    jb = _first_min(errs, tol)
     return jb, pos[jb], pols[jb], max(errs[jb], 0.0)
 
 
@@ -385,10 +394,7 @@ def best_stump_sorted_classes(order, y, w, n_classes, criterion):  # pragma: no 
             wl += w[i]
         vals[j] = best
         pos[j] = bb
-    jb = 0
-    for j in range(1, d):
-        if vals[j] < vals[jb] - tol:
-            jb = j
+    jb = _first_min(vals, tol)
     b = pos[jb] if vals[jb] < np.inf else 0
     L = np.zeros(K)
     col = order[jb]
@@ -397,14 +403,8 @@ def best_stump_sorted_classes(order, y, w, n_classes, criterion):  # pragma: no 
         if i < 0:
             i = ~i
         L[y[i]] += w[i]
-    kl = 0
-    kr = 0
-    for k in range(1, K):
-        if L[k] > L[kl] + tol:
-            kl = k
-        if T[k] - L[k] > T[kr] - L[kr] + tol:
-            kr = k
-    return jb, b, kl, kr, max(W - L[kl] - (T[kr] - L[kr]), 0.0), vals[jb]
+    kl, kr, err = _majority_leaves(L, T, W, tol)
+    return jb, b, kl, kr, err, vals[jb]
 
 
 @twin
