@@ -106,7 +106,25 @@ def sum_partials(parts, out: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
-class BlockKernelOperator(KernelOperator):
+class _FixedBlocks:
+    """What the in-memory and dask block operators share: blocks in X's dtype
+    (``block_dtype``), products returned as float64 sums (``dtype``), and a constructor
+    signature of their own (``KernelOperator.__new__`` would read ``block_rows`` as its
+    ``working_memory``)."""
+
+    def __new__(cls, *args, **kwargs):
+        return object.__new__(cls)
+
+    @property
+    def block_dtype(self):
+        return np.dtype(self.X.dtype)
+
+    @property
+    def dtype(self):
+        return np.dtype(np.float64)
+
+
+class BlockKernelOperator(_FixedBlocks, KernelOperator):
     """``K(X, Y)`` whose transposed products are float64 sums over fixed row blocks.
 
     Parameters
@@ -135,9 +153,6 @@ class BlockKernelOperator(KernelOperator):
     True
     """
 
-    def __new__(cls, *args, **kwargs):
-        return object.__new__(cls)
-
     def __init__(self, kernel, X, Y, block_rows: int, keep_blocks: bool = False):
         super().__init__(kernel, X, Y)
         self.block_rows = int(block_rows)
@@ -148,14 +163,6 @@ class BlockKernelOperator(KernelOperator):
         if self.keep_blocks and self._kept is None:
             self._kept = kernel_blocks(self.kernel, self.X, self.Y, self.block_rows)
         return self._kept
-
-    @property
-    def block_dtype(self):
-        return np.dtype(self.X.dtype)
-
-    @property
-    def dtype(self):
-        return np.dtype(np.float64)
 
     def _slices(self, min_blocks: int = 1) -> list[slice]:
         return block_slices(self.shape[0], self.block_rows)

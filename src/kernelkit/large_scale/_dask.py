@@ -26,7 +26,7 @@ import numpy as np
 
 from ..kernels import resolve_kernel
 from ..linalg.operator import KernelOperator, _is_dask_array
-from ._blocks import block_partials, sum_partials
+from ._blocks import _FixedBlocks, block_partials, sum_partials
 
 __all__ = [
     "DaskKernelOperator",
@@ -269,7 +269,7 @@ class DaskKernelOperator(KernelOperator):
     __matmul__ = matmul
 
 
-class DaskBlockKernelOperator(DaskKernelOperator):
+class DaskBlockKernelOperator(_FixedBlocks, DaskKernelOperator):
     """The dask twin of :class:`~kernelkit.large_scale._blocks.BlockKernelOperator`.
 
     Each chunk is cut into blocks of ``block_rows`` rows from its first row; every task
@@ -279,20 +279,9 @@ class DaskBlockKernelOperator(DaskKernelOperator):
     and additions of the single-process operator, so the results are identical.
     """
 
-    def __new__(cls, *args, **kwargs):
-        return object.__new__(cls)
-
     def __init__(self, kernel, X, Y, block_rows: int):
         super().__init__(kernel, X, Y)
         self.block_rows = int(block_rows)
-
-    @property
-    def block_dtype(self):
-        return np.dtype(self.X.dtype)
-
-    @property
-    def dtype(self):
-        return np.dtype(np.float64)
 
     def _run(self, V, U) -> np.ndarray:
         futs = self.client.map(_chunk_partials, self._futures, U, Y=self._Y_future,
