@@ -19,14 +19,12 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
 from numba import njit, prange
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError, PositiveSpectrumWarning
-from threadpoolctl import ThreadpoolController
 
 from .._validation import (
     FLOAT_DTYPES,
@@ -38,6 +36,7 @@ from .._validation import (
 from ..kernels import RBF, Precomputed
 from ..kernels._distances import augmented
 from ..linalg import block_rows, cho_solve, jitter_cholesky, top_eigh
+from ..linalg.operator import _controller, _executor
 
 __all__ = ["KernelPCA"]
 
@@ -130,8 +129,8 @@ def _rbf_gram_centered(kernel, X):
         return s, e, rs, cs[:n - e]
 
     sums = np.zeros(n)
-    with ThreadpoolController().limit(limits=1, user_api="blas"), ThreadPoolExecutor(
-            max(1, numba.get_num_threads())) as pool:
+    with _controller().limit(limits=1, user_api="blas"):
+        pool = _executor(max(1, numba.get_num_threads()))
         for s, e, rs, cs in pool.map(row_block, range(0, n, r)):
             sums[s:e] += rs
             sums[e:] += cs

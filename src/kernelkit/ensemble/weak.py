@@ -13,7 +13,6 @@ predictions on the training set.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, runtime_checkable
 
 import numba
@@ -28,6 +27,7 @@ from .._validation import (
     check_sample_weight,
     validate_data,
 )
+from ..linalg.operator import _executor
 from . import _stump_numba as nb
 from ._binning import MAX_BINS, Binned, bin_features
 from ._parallel import Chooser
@@ -144,8 +144,7 @@ def _argsort_rows(A: np.ndarray) -> np.ndarray:
         for j in range(A.shape[0]):
             job(j)
     else:
-        with ThreadPoolExecutor(workers) as ex:
-            list(ex.map(job, range(A.shape[0])))
+        list(_executor(workers).map(job, range(A.shape[0])))
     return out
 
 

@@ -16,9 +16,9 @@ import numpy as np
 import scipy.linalg
 from scipy.sparse.linalg import lobpcg
 from sklearn.utils import check_random_state
-from threadpoolctl import ThreadpoolController
 
 from ..exceptions import ConvergenceWarning
+from .operator import _controller
 
 __all__ = ["top_eigh"]
 
@@ -107,7 +107,7 @@ def top_eigh(
         # BLAS-2, and below ~1000 rows thread synchronization costs more than it gains
         # (on a busy machine 10-50x more)
         threads = 1 if n <= _SERIAL_DENSE_N else None
-        with ThreadpoolController().limit(limits=threads, user_api="blas"):
+        with _controller().limit(limits=threads, user_api="blas"):
             if n_components == n:
                 # every eigenpair: divide and conquer (syevd)
                 w, V = scipy.linalg.eigh(A, overwrite_a=overwrite_a, check_finite=False,
@@ -166,7 +166,7 @@ def _block_krylov(A, k, n_oversamples, n_iter, tol, max_iter, random_state):
     adaptive = n_iter is None
     steps = (200 if max_iter is None else max_iter) if adaptive else max(int(n_iter), 0) + 1
     max_basis = min(n, max(8 * b, 4 * k + 64))  # thick restart when the basis gets this wide
-    serial = ThreadpoolController()
+    serial = _controller()
     # the basis Q and A Q live in two preallocated n x max_basis buffers (O(n k) memory)
     Qbuf = np.empty((n, max_basis), dtype=dtype, order="F")
     AQbuf = np.empty((n, max_basis), dtype=dtype, order="F")

@@ -24,11 +24,11 @@ import warnings
 import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.linalg.lapack import dlauum
-from threadpoolctl import ThreadpoolController
 
 from .._result import Result
 from ..exceptions import JitterWarning
 from ..linalg import jitter_cholesky, pcg
+from ..linalg.operator import _controller
 
 __all__ = ["FalkonPreconditioner", "solve_falkon"]
 
@@ -90,7 +90,6 @@ class FalkonPreconditioner:
         # thread: those kernels sync their threads at every row block, and on a busy
         # machine two threads were several times slower than one. The O(M^3) set-up below
         # and the passes over the data keep the caller's BLAS threads.
-        self._blas = ThreadpoolController()
         F = np.array(kmm, dtype=np.float64, order="C")
         F[np.diag_indices(M)] += eps * M
         self.L_T, jit_t = _cholesky(F, "center kernel matrix")  # T = chol(K_MM + eps M I)
@@ -109,7 +108,7 @@ class FalkonPreconditioner:
 
     def one_thread(self):
         """Context manager: one BLAS thread (for the small M x M operations)."""
-        return self._blas.limit(limits=1, user_api="blas")
+        return _controller().limit(limits=1, user_api="blas")
 
     def apply(self, v: np.ndarray) -> np.ndarray:
         """``B v = n^-1/2 T^-1 A^-1 v`` (two triangular solves)."""
