@@ -350,27 +350,28 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
                     f"kernel='precomputed' needs a square (n_samples, n_samples) Gram matrix "
                     f"at fit; got shape {X.shape}.")
             # centred in place (a copy already when copy_X=True), as scikit-learn
-            self._fit_centered_eigh(X, k)
+            self._fit_centered_eigh(*self._center(X), k)
         elif type(self.kernel_) is RBF:
             # every pair once, centred in the same pass (one n x n array)
             self._fit_centered_eigh(*_rbf_gram_centered(self.kernel_, X), k)
         else:
-            self._fit_centered_eigh(self.kernel_(X), k)  # the one n x n matrix
+            self._fit_centered_eigh(*self._center(self.kernel_(X)), k)  # the one n x n matrix
         if self.fit_inverse_transform:
             self._fit_inverse(self.eigenvectors_ * np.sqrt(self.eigenvalues_), X)
         self.X_fit_ = X
         return self
 
-    def _fit_centered_eigh(self, K, *args):
-        if len(args) == 1:  # raw K: centre it in place
-            (k,) = args
-            # test-side centring needs the column means and grand mean of the raw K
-            col_means = K.mean(axis=0)
-            row_means = K.mean(axis=1) if self._precomputed() else col_means  # K symmetric
-            grand = float(col_means.mean())
-            _center_in_place(K, col_means, row_means, K.dtype.type(grand))
-        else:  # already centred, with the raw column means and grand mean
-            col_means, grand, k = args
+    def _center(self, K):
+        """Centre the raw K in place; ``(K~, column means of K, grand mean of K)``."""
+        # test-side centring needs the column means and grand mean of the raw K
+        col_means = K.mean(axis=0)
+        row_means = K.mean(axis=1) if self._precomputed() else col_means  # K symmetric
+        grand = float(col_means.mean())
+        _center_in_place(K, col_means, row_means, K.dtype.type(grand))
+        return K, col_means, grand
+
+    def _fit_centered_eigh(self, K, col_means, grand, k):
+        """Eigenpairs of the centred ``K`` (raw column means and grand mean kept)."""
         n = K.shape[0]
         self.K_fit_rows_ = col_means
         self.K_fit_all_ = grand
