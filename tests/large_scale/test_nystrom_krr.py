@@ -164,6 +164,51 @@ def test_multi_output_equals_separate_fits():
         np.testing.assert_allclose(both.predict(X)[:, j], one.predict(X), rtol=1e-7, atol=1e-7)
 
 
+def test_constructor_signature_is_the_issues():
+    # NystromKernelRidge(n_centers=1000, alpha=1e-6, kernel="rbf", gamma=None,
+    #   center_selection="uniform", max_iter=20, tol=1e-7, dtype=None, random_state=None),
+    # in that order; the extras are keyword-only
+    import inspect
+
+    params = list(inspect.signature(NystromKernelRidge).parameters.values())
+    expected = dict(n_centers=1000, alpha=1e-6, kernel="rbf", gamma=None,
+                    center_selection="uniform", max_iter=20, tol=1e-7, dtype=None,
+                    random_state=None)
+    head = params[:len(expected)]
+    assert [p.name for p in head] == list(expected)
+    assert all(p.kind is p.POSITIONAL_OR_KEYWORD for p in head)
+    assert {p.name: p.default for p in head} == expected
+    assert all(p.kind is p.KEYWORD_ONLY for p in params[len(expected):])
+    model = NystromKernelRidge(20, 1e-4, "rbf", 0.5, "uniform", 30, 1e-9, None, 0)
+    assert model.get_params()["random_state"] == 0 and model.get_params()["gamma"] == 0.5
+
+
+def test_float32_recomputes_the_residual_periodically(monkeypatch):
+    # the issue: float32 supported "with the residual recomputed periodically"
+    from kernelkit.large_scale import nystrom_krr
+
+    seen = []
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["recompute_every"])
+        return solve_falkon(*args, **kwargs)
+
+    monkeypatch.setattr(nystrom_krr, "solve_falkon", spy)
+    X, y = _data(300)
+    NystromKernelRidge(n_centers=30, alpha=1e-4, max_iter=25, tol=0).fit(
+        X.astype(np.float32), y.astype(np.float32))
+    NystromKernelRidge(n_centers=30, alpha=1e-4, max_iter=25, tol=0).fit(X, y)
+    assert seen[0] == 10 and seen[1] is None
+    # a recomputed residual is b - A x itself: the recomputation agrees with the recurrence
+    # in float64 and the solve is unchanged
+    k = resolve_kernel("rbf", gamma=0.5)
+    C = X[:30]
+    a = solve_falkon(KernelOperator(k, X, C), k(C), y, 1e-4, max_iter=25, tol=0)
+    b = solve_falkon(KernelOperator(k, X, C), k(C), y, 1e-4, max_iter=25, tol=0,
+                     recompute_every=5)
+    np.testing.assert_allclose(b.coef, a.coef, rtol=1e-6, atol=1e-6 * np.abs(a.coef).max())
+
+
 def test_n_centers_larger_than_n_is_clamped_with_warning():
     X, y = _data(30)
     with pytest.warns(UserWarning, match="larger than the number of samples"):
@@ -228,8 +273,16 @@ def test_dask_input_without_client_says_how_to_start_one():
     except ValueError:
         pass
     X, y = _data(100)
+    Xd = da.from_array(X, chunks=(30, 3))
     with pytest.raises(ValueError, match=r"Client\(\)"):
-        NystromKernelRidge(n_centers=10).fit(da.from_array(X, chunks=(30, 3)), y)
+        NystromKernelRidge(n_centers=10).fit(Xd, y)
+    with pytest.raises(ValueError, match=r"Client\(\)"):
+        NystromKernelRidge(n_centers=10).fit(X, da.from_array(y, chunks=30))
+    model = NystromKernelRidge(n_centers=10).fit(X, y)  # numpy: no Client needed
+    with pytest.raises(ValueError, match=r"no Client is running.*Client\(\)"):
+        model.predict(Xd)
+    with pytest.raises(ValueError, match=r"Client\(\)"):
+        KernelOperator("rbf", Xd, X[:5])
 
 
 def test_numpy_path_does_not_import_dask():

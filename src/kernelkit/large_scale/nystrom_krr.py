@@ -62,8 +62,8 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         Per-sample ridge penalty lambda (> 0).
     kernel : str, callable or Kernel, default="rbf"
         Anything :func:`~kernelkit.kernels.resolve_kernel` accepts except "precomputed".
-    gamma, degree, coef0, kernel_params :
-        scikit-learn's parameters for string kernels (``gamma=None`` means 1 / n_features).
+    gamma : float, optional
+        scikit-learn's gamma for string kernels (None means 1 / n_features).
     center_selection : {"uniform"}, default="uniform"
         Centers are M distinct training rows drawn uniformly at random.
     max_iter : int, default=20
@@ -75,17 +75,19 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         uses float64 otherwise. In float32 the kernel blocks and their products are float32,
         the sums over blocks and the CG vectors (length M) float64, and the CG residual is
         recomputed every 10 iterations; ``dual_coef_`` is stored in the working dtype.
-    working_memory : float, optional
+    random_state : int, RandomState or None
+        Seeds the choice of centers.
+    degree, coef0, kernel_params : keyword-only
+        scikit-learn's other parameters for string kernels (as ``KernelRidge``).
+    working_memory : float, optional, keyword-only
         MiB for ``K(X, centers)`` (default: scikit-learn's ``working_memory``). When all of
         it fits, it is formed once and kept across the CG passes; otherwise each pass forms
         it in row blocks of ``min(working_memory, 32)`` MiB, one per BLAS thread at a time.
         The blocks depend on the sizes only and their partial products are added in
         float64 in block order, so a fit is reproducible bit for bit across thread counts
         and on a dask cluster (whose row chunks are realigned to whole blocks).
-    verbose : int, default=0
+    verbose : int, default=0, keyword-only
         Show a progress bar with the residual per iteration.
-    random_state : int, RandomState or None
-        Seeds the choice of centers.
 
     Attributes
     ----------
@@ -122,16 +124,17 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         alpha: float = 1e-6,
         kernel="rbf",
         gamma: float | None = None,
-        degree: float = 3,
-        coef0: float = 1,
-        kernel_params: dict | None = None,
         center_selection: str = "uniform",
         max_iter: int = 20,
         tol: float = 1e-7,
         dtype=None,
+        random_state=None,
+        *,
+        degree: float = 3,
+        coef0: float = 1,
+        kernel_params: dict | None = None,
         working_memory: float | None = None,
         verbose: int = 0,
-        random_state=None,
     ):
         self.n_centers = n_centers
         self.alpha = alpha
@@ -302,6 +305,9 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
     def predict(self, X):
         """``f(X) = K(X, centers_) @ dual_coef_``, blockwise (a dask array for dask X).
 
+        A dask X needs a running ``dask.distributed`` Client (as ``fit``); the result is
+        then a lazy dask array with X's row chunks, computed on the workers.
+
         Parameters
         ----------
         X : array of shape (n_samples, n_features), or a dask array
@@ -312,8 +318,9 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self)
         if _is_dask_array(X):
-            from ._dask import as_row_chunked, predict_chunks
+            from ._dask import as_row_chunked, get_running_client, predict_chunks
 
+            get_running_client(type(self).__name__)  # dask X runs on the current Client
             X = as_row_chunked(X, "X", dtype=self.dual_coef_.dtype)
             if X.ndim != 2 or X.shape[1] != self.n_features_in_:
                 raise ValueError(f"X has shape {X.shape} but {type(self).__name__} is "
