@@ -123,6 +123,15 @@ def test_kernel_operator_on_dask_rows(client):
     np.testing.assert_allclose(op.to_dense(), ref.to_dense(), rtol=1e-12)
     with pytest.raises(ValueError, match="in-memory Y"):
         KernelOperator("rbf", da.from_array(X, chunks=(120, 3)))
+    # bad input: U of the wrong length (numpy or dask), non-finite rows named by chunk
+    for bad in (U[:499], da.from_array(U[:499], chunks=(250, 2))):
+        with pytest.raises(ValueError, match="one row per row of X|has 499"):
+            op.t_matmul(bad)
+    X[300, 2] = np.inf  # rows 240-359: chunk 2
+    op = KernelOperator("rbf", da.from_array(X, chunks=(120, 3)), C)
+    for product in (op.normal_matmul, lambda V: op.t_matmul(U), op.matmul):
+        with pytest.raises(ValueError, match=r"X chunk 2"):
+            np.asarray(product(V))
 
 
 def test_non_finite_chunk_is_named(client):

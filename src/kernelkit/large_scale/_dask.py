@@ -43,7 +43,7 @@ NO_CLIENT = (
     "{what} got dask arrays, which run on a dask.distributed cluster, but no Client is "
     "running. Start one first: `from dask.distributed import Client; client = Client()` "
     "starts a local cluster, `client = Client('tcp://scheduler-host:8786')` connects to an "
-    "existing one (or pass numpy arrays to fit in this process)."
+    "existing one (or pass numpy arrays to work in this process)."
 )
 
 
@@ -61,6 +61,12 @@ def get_running_client(what: str = "kernelkit"):
         raise ValueError(NO_CLIENT.format(what=what)) from None
 
 
+def _check_rows(A, name, n_rows_chunks) -> None:
+    if n_rows_chunks is not None and (A.ndim == 0 or A.shape[0] != sum(n_rows_chunks)):
+        raise ValueError(f"{name} has shape {A.shape} but X has {sum(n_rows_chunks)} rows; "
+                         f"{name} must have one row per row of X.")
+
+
 def as_row_chunked(A, name: str = "X", dtype=None, n_rows_chunks=None):
     """Validate a dask array and chunk it by rows only (one chunk spans every column).
 
@@ -75,8 +81,9 @@ def as_row_chunked(A, name: str = "X", dtype=None, n_rows_chunks=None):
     import dask.array as da
 
     if not _is_dask_array(A):
-        A = da.from_array(np.asarray(A), chunks=(n_rows_chunks or "auto",) + (-1,) * (
-            np.ndim(A) - 1))
+        A = np.asarray(A)
+        _check_rows(A, name, n_rows_chunks)
+        A = da.from_array(A, chunks=(n_rows_chunks or "auto",) + (-1,) * (A.ndim - 1))
     if A.ndim not in (1, 2):
         raise ValueError(f"{name} must be 1-D or 2-D; got a dask array of shape {A.shape}.")
     kind = np.dtype(A.dtype).kind
@@ -89,6 +96,7 @@ def as_row_chunked(A, name: str = "X", dtype=None, n_rows_chunks=None):
     if A.ndim == 2 and len(A.chunks[1]) > 1:
         # chunks along columns: each task needs whole rows, so merge the column chunks
         A = A.rechunk({1: -1})
+    _check_rows(A, name, n_rows_chunks)
     if n_rows_chunks is not None and tuple(A.chunks[0]) != tuple(n_rows_chunks):
         A = A.rechunk({0: n_rows_chunks})
     if dtype is None:
@@ -129,13 +137,22 @@ def check_finite_chunks(client, futures, offsets, name: str = "X") -> None:
 
 
 # ---------------------------------------------------------------- tasks on the workers
-def _chunk_normal(x, u, Y, kernel, V, working_memory):
+def _check_chunk(x, where) -> None:
+    # O(chunk) next to the O(chunk M d) kernel block: cheap enough to do on every pass
+    if not np.isfinite(x).all():
+        raise ValueError(f"X chunk {where} contains NaN or infinity; remove or impute those "
+                         "rows, e.g. X[da.isfinite(X).all(axis=1)].")
+
+
+def _chunk_normal(x, u, where, Y, kernel, V, working_memory):
     # K_b^T (K_b V [+ U_b]) for one chunk
+    _check_chunk(x, where)
     return KernelOperator(kernel, x, Y, working_memory=working_memory).normal_matmul(V, u)
 
 
-def _chunk_t(x, u, Y, kernel, working_memory):
+def _chunk_t(x, u, where, Y, kernel, working_memory):
     # K_b^T U_b for one chunk
+    _check_chunk(x, where)
     return KernelOperator(kernel, x, Y, working_memory=working_memory).t_matmul(u)
 
 
@@ -228,6 +245,11 @@ class DaskKernelOperator(KernelOperator):
             raise ValueError(f"Operator has {self.shape[0]} rows but {name} has {U.shape[0]}.")
         return [U[a:b] for a, b in zip(self.offsets[:-1], self.offsets[1:])]
 
+    def _chunk_names(self) -> list[str]:
+        """``"i (rows a to b)"`` for each row chunk (for error messages)."""
+        o = self.offsets
+        return [f"{i} (rows {o[i]} to {o[i + 1] - 1})" for i in range(self.n_chunks)]
+
     def blocks(self):
         raise NotImplementedError(
             "blocks() would bring K(X, Y) to the client; use the products (@, t_matmul, "
@@ -248,14 +270,14 @@ class DaskKernelOperator(KernelOperator):
         if V.shape[0] != self.shape[1]:
             raise ValueError(f"Operator has {self.shape[1]} columns but V has {V.shape[0]} rows.")
         futs = self.client.map(_chunk_normal, self._futures, self.row_parts(U),
-                               Y=self._Y_future, kernel=self.kernel, V=V,
+                               self._chunk_names(), Y=self._Y_future, kernel=self.kernel, V=V,
                                working_memory=self.working_memory, pure=False)
         return _sum_in_order(self.client.gather(futs))
 
     def t_matmul(self, U) -> np.ndarray:
         """``K^T U`` for U with n rows (numpy, or dask chunked like X), summed on the client."""
         futs = self.client.map(_chunk_t, self._futures, self.row_parts(U),
-                               Y=self._Y_future, kernel=self.kernel,
+                               self._chunk_names(), Y=self._Y_future, kernel=self.kernel,
                                working_memory=self.working_memory, pure=False)
         return _sum_in_order(self.client.gather(futs))
 
