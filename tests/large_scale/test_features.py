@@ -121,3 +121,32 @@ def test_rff_float32_and_pipeline():
 def test_rff_bad_parameters(params, match):
     with pytest.raises(ValueError, match=match):
         RandomFourierFeatures(**params).fit(_X())
+
+
+def test_nystroem_signature_is_sklearns_plus_positional_n_components():
+    import inspect
+
+    ours = inspect.signature(Nystroem).parameters
+    theirs = inspect.signature(SkNystroem).parameters
+    assert set(theirs) <= set(ours)
+    for name, p in theirs.items():
+        assert ours[name].default == p.default, name
+    X = _X()
+    a = Nystroem("rbf", 15, gamma=0.3, random_state=0).fit(X)  # the (kernel, M)
+    b = SkNystroem(kernel="rbf", gamma=0.3, n_components=15, random_state=0, n_jobs=1).fit(X)
+    assert a.n_components == 15 and a.components_.shape == (15, 4)
+    np.testing.assert_allclose(a.transform(X), b.transform(X), rtol=1e-8, atol=1e-10)
+    Nystroem(n_jobs=2, n_components=5).fit(X)  # accepted as scikit-learn's
+
+
+def test_rff_accepts_sklearn_gp_kernels():
+    from sklearn.gaussian_process import kernels as gp
+
+    X = _X(30, d=2)
+    for sk, kk in [(gp.RBF([1.0, 2.0]), RBF([1.0, 2.0])),
+                   (gp.Matern(1.5, nu=2.5), Matern(1.5, nu=2.5))]:
+        a = RandomFourierFeatures(sk, 64, random_state=0).fit(X)
+        b = RandomFourierFeatures(kk, 64, random_state=0).fit(X)
+        np.testing.assert_array_equal(a.transform(X), b.transform(X))
+    with pytest.raises(ValueError, match="Nystroem"):
+        RandomFourierFeatures(gp.Matern(1.0, nu=0.7), 10).fit(X)

@@ -41,18 +41,22 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
     A drop-in for ``sklearn.kernel_approximation.Nystroem`` (same parameters, the same
     components for the same ``random_state``, the same features), that also accepts
-    kernelkit kernels and scikit-learn GP kernels.
+    kernelkit kernels and scikit-learn GP kernels, and ``Nystroem(kernel, n_components)``
+    positionally.
 
     Parameters
     ----------
     kernel : str, callable or Kernel, default="rbf"
         Anything :func:`~kernelkit.kernels.resolve_kernel` accepts except "precomputed".
+    n_components : int, default=100
+        M, the number of sampled training rows (clamped to n with a warning).
     gamma, coef0, degree, kernel_params :
         scikit-learn's parameters for string kernels (None: the defaults 1 / n_features,
         1 and 3).
-    n_components : int, default=100
-        M, the number of sampled training rows (clamped to n with a warning).
     random_state : int, RandomState or None
+    n_jobs : int, optional
+        Accepted for scikit-learn compatibility and unused: the kernel products run blockwise
+        on the BLAS threads.
 
     Attributes
     ----------
@@ -74,15 +78,16 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     True
     """
 
-    def __init__(self, kernel="rbf", *, gamma=None, coef0=None, degree=None,
-                 kernel_params=None, n_components: int = 100, random_state=None):
+    def __init__(self, kernel="rbf", n_components: int = 100, *, gamma=None, coef0=None,
+                 degree=None, kernel_params=None, random_state=None, n_jobs=None):
         self.kernel = kernel
+        self.n_components = n_components
         self.gamma = gamma
         self.coef0 = coef0
         self.degree = degree
         self.kernel_params = kernel_params
-        self.n_components = n_components
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def fit(self, X, y=None):
         """Sample the components and compute ``K_MM^-1/2``.
@@ -153,6 +158,17 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 _SPECTRAL = ("rbf", "laplacian", "matern")
 
 
+def _from_sklearn_gp(k):
+    """scikit-learn's GP ``RBF`` / ``Matern`` (nu in 0.5, 1.5, 2.5) as kernelkit's; else ``k``."""
+    from sklearn.gaussian_process import kernels as gp
+
+    if type(k) is gp.RBF:
+        return RBF(length_scale=k.length_scale)
+    if type(k) is gp.Matern and k.nu in (0.5, 1.5, 2.5):
+        return Matern(length_scale=k.length_scale, nu=k.nu)
+    return k
+
+
 class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Random Fourier features for the RBF, Laplacian and Matern kernels.
 
@@ -169,7 +185,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     Parameters
     ----------
     kernel : {"rbf", "laplacian", "matern"} or a kernelkit RBF, Laplacian or Matern
-        A kernel object supplies its own length scale (and nu).
+        A kernel object supplies its own length scale (and nu); scikit-learn's GP ``RBF``
+        and ``Matern`` (nu in 0.5, 1.5, 2.5) are accepted too.
     n_components : int, default=100
         D, the number of random features.
     gamma : float, optional
@@ -216,6 +233,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         k = self.kernel
         if isinstance(k, (RBF, Laplacian, Matern)):
             return clone(k)
+        k = _from_sklearn_gp(k)
+        if k is not self.kernel:
+            return k
         if not isinstance(k, str) or k.lower() not in _SPECTRAL:
             raise ValueError(
                 f"RandomFourierFeatures supports kernel in {_SPECTRAL} or a kernelkit RBF, "
