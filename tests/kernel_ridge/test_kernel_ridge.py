@@ -176,3 +176,19 @@ def test_mixed_precision_solver_matches_cholesky(data, fit_intercept):
     assert _rel(b.predict(Xt), a.predict(Xt)) < 1e-8
     assert choose_solver("auto", 20_000, 8) == "mixed"
     assert choose_solver("auto", 20_000, 4) == "cholesky"
+
+
+def test_duplicated_inputs_rounding_pivot_gets_jitter():
+    # duplicates make K singular, but rounding can leave LAPACK a tiny positive pivot
+    # (this data: pivot^2 ~ 1e-16 without the check); that must count as singular
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = np.sin(X[:, 0])
+    X2, y2 = np.vstack([X, X[:3]]), np.r_[y, y[:3] + 1]
+    with pytest.warns(JitterWarning, match="jitter"):
+        m = KernelRidge(alpha=0.0, kernel="rbf").fit(X2, y2)
+    # with jitter the duplicated pairs are fit by their average (residual ~0.5, not 2.6)
+    assert np.abs(m.predict(X2) - y2).max() < 0.51
+    with pytest.warns(JitterWarning, match="jitter"):
+        gp = GaussianProcessRegressor(RBF(np.sqrt(1.5)), alpha=0.0, optimizer=None).fit(X2, y2)
+    assert gp.jitter_ > 0

@@ -101,3 +101,16 @@ def test_pcg_reports_non_convergence():
     A = np.diag(np.logspace(0, 8, 100))
     res = pcg(A, np.ones(100), tol=1e-14, max_iter=3)
     assert not res.converged and res.n_iter == 3
+
+
+def test_min_pivot_rejects_a_rounding_pivot():
+    # singular up to rounding: LAPACK may accept it; min_pivot = n eps makes it jitter
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    X = np.vstack([X, X[:3]])
+    K = RBF(np.sqrt(1.5))(X)
+    # (with this BLAS, LAPACK accepts K as it is: jitter_cholesky(K) has jitter 0.0)
+    with pytest.warns(JitterWarning):
+        L, jitter = jitter_cholesky(K.copy(), min_pivot=len(K) * np.finfo(float).eps)
+    assert jitter > 0
+    np.testing.assert_allclose(L @ L.T, K + jitter * np.eye(len(K)), atol=1e-12)

@@ -38,6 +38,9 @@ def factorize(K: np.ndarray, alpha, *, jitter: bool, overwrite: bool = True):
             hint="increase alpha (the noise variance), add a White kernel or remove "
             "duplicated inputs",
             max_relative_jitter=1e-4 if jitter else 0.0,
+            # a pivot below n * eps (relative) is rounding error (duplicated inputs, no
+            # noise): jitter and a warning rather than a meaningless solve
+            min_pivot=A.shape[0] * float(np.finfo(A.dtype).eps) if jitter else 0.0,
         )
     except NumericalError:
         if jitter:

@@ -259,9 +259,12 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
             r = K @ u
             _center_inplace(K, u, r, float(u @ r))
         K.flat[:: K.shape[0] + 1] += a
+        # a pivot below n * eps (relative) is rounding error (e.g. duplicated inputs with
+        # alpha = 0): jitter and a warning instead of a meaningless solve
         L, _ = jitter_cholesky(
             K, overwrite_a=True, what="regularized kernel matrix K + alpha I",
             hint="increase alpha or use a kernel that is positive semi-definite",
+            min_pivot=K.shape[0] * float(np.finfo(K.dtype).eps),
         )
         return cho_solve(L, Yt)
 

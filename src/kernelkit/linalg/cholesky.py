@@ -43,6 +43,7 @@ def jitter_cholesky(
     what: str = "kernel matrix",
     hint: str = "increase alpha (the noise / regularization) or check the kernel",
     max_relative_jitter: float = 1e-4,
+    min_pivot: float = 0.0,
 ) -> tuple[np.ndarray, float]:
     """Lower Cholesky factor of a symmetric matrix, adding diagonal jitter if needed.
 
@@ -57,6 +58,14 @@ def jitter_cholesky(
         Zero the strict upper triangle of the returned factor.
     what, hint : str
         Used in the warning / error message.
+    max_relative_jitter : float, default=1e-4
+        Largest jitter tried, relative to the mean diagonal.
+    min_pivot : float, default=0.0
+        A factorization whose smallest squared pivot ``min L_ii^2`` is at most
+        ``min_pivot * mean(diag)`` counts as failed (jitter is tried next): a matrix that
+        is singular up to rounding (duplicated inputs, no noise) can pass LAPACK with a
+        pivot made of rounding error, and its solves are then meaningless. E.g.
+        ``n * eps``; 0.0 accepts any factor LAPACK accepts.
 
     Returns
     -------
@@ -102,6 +111,9 @@ def jitter_cholesky(
             _mirror_lower_from_upper(F)
             np.fill_diagonal(F, d0 + jitter)
         L, info = potrf(F, lower=1, overwrite_a=1, clean=0)
+        if info == 0 and min_pivot > 0 and n and k < len(jitters) - 1 \
+                and float(np.min(np.diagonal(L))) ** 2 <= min_pivot * scale:
+            continue  # singular up to rounding: a pivot of rounding error, try jitter
         if info == 0:
             if jitter > 0:
                 warnings.warn(
