@@ -170,3 +170,39 @@ def test_bad_parameters(params, match):
     X, y, _ = _data("blobs", n=20)
     with pytest.raises(ValueError, match=match):
         KernelPerceptron(**params).fit(X, y)
+
+
+def test_constructor_signature_is_the_issue_s():
+    # KernelPerceptron(kernel="rbf", max_epochs=1, variant="standard", budget=None,
+    # shuffle=False, random_state=None), positionally in that order
+    import inspect
+
+    params = list(inspect.signature(KernelPerceptron).parameters.values())
+    assert [(p.name, p.default) for p in params[:6]] == [
+        ("kernel", "rbf"), ("max_epochs", 1), ("variant", "standard"), ("budget", None),
+        ("shuffle", False), ("random_state", None)]
+    clf = KernelPerceptron("linear", 3, "averaged", 5, True, 0)
+    assert (clf.kernel, clf.max_epochs, clf.variant, clf.budget, clf.shuffle,
+            clf.random_state) == ("linear", 3, "averaged", 5, True, 0)
+
+
+def test_one_epoch_costs_n_times_support_kernel_evaluations(monkeypatch):
+    # the scores of the support set are kept incrementally: a pass evaluates k(x_t, x_i)
+    # only for support examples i (plus the current block of 7), never all n^2 pairs
+    from kernelkit.kernels import RBF
+
+    evaluated = []
+    compute = RBF._compute
+
+    def counting(self, X, Y=None):
+        evaluated.append(len(X) * (len(X) if Y is None else len(Y)))
+        return compute(self, X, Y)
+
+    monkeypatch.setattr(RBF, "_compute", counting)
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, size=400)
+    X = rng.normal(size=(400, 3)) + 4.0 * (2 * y[:, None] - 1)  # two far-apart blobs
+    clf = KernelPerceptron(gamma=0.5, max_epochs=2).fit(X, y)
+    n, n_sv = len(X), len(clf.support_)
+    assert n_sv < n / 10
+    assert sum(evaluated) <= 2 * n * (n_sv + 7)

@@ -278,12 +278,12 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         kernel="rbf",
-        *,
         max_epochs=1,
         variant="standard",
         budget=None,
         shuffle=False,
         random_state=None,
+        *,
         gamma=None,
         degree=3,
         coef0=1,
