@@ -137,10 +137,30 @@ def test_long_runs_stay_finite_in_log_space():
 def test_perfect_weak_learner_stops():
     X = np.arange(10.0)[:, None]
     y = np.where(X[:, 0] > 4, 1, -1)
-    clf = AdaBoost(n_estimators=50).fit(X, y)
+    with pytest.warns(UserWarning, match="perfect"):
+        clf = AdaBoost(n_estimators=50).fit(X, y)
     assert clf.n_estimators_ == 1 and clf.stop_reason_ == "perfect weak learner"
     assert np.isfinite(clf.estimator_weights_[0]) and clf.estimator_weights_[0] > 5
     assert clf.score(X, y) == 1.0 and clf.training_errors_[-1] == 0.0
+    # Z_t = 2√(ε(1 − ε)) = 0, so ∏Z = 0 = the training error and (1 − 4γ²)^{T/2} (γ = ½)
+    assert clf.estimator_errors_[0] == 0.0 and clf.Z_[0] == 0.0
+    assert clf.training_error_bound_[0] == 0.0
+
+
+def test_perfect_round_after_others_outvotes_them():
+    # XOR-like: no depth-3 tree separates it at first, one does after two reweightings
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = np.where((X[:, 0] > 0) ^ (X[:, 1] > 0.3), 1, -1)
+    with pytest.warns(UserWarning, match="perfect"):
+        clf = AdaBoost(DecisionTree(max_depth=3), n_estimators=50).fit(X, y)
+    assert clf.stop_reason_ == "perfect weak learner" and clf.n_estimators_ == 3
+    a = clf.estimator_weights_
+    assert a[-1] > a[:-1].sum()  # the perfect round outvotes the others
+    np.testing.assert_allclose(clf.Z_[:-1], 2 * np.sqrt(clf.estimator_errors_[:-1] *
+                                                      (1 - clf.estimator_errors_[:-1])))
+    assert clf.Z_[-1] == 0.0 and clf.training_errors_[-1] == 0.0
+    assert clf.score(X, y) == 1.0
 
 
 def test_no_better_than_chance_stops_with_warning():
@@ -177,8 +197,9 @@ def test_labels_are_mapped_and_methods_agree():
 
 def test_multiclass_margins_and_proba():
     X, _ = _circle(n=150, seed=11)
-    y = np.digitize(X[:, 0], [-0.5, 0.5])
+    y = np.digitize(X[:, 0] + 0.7 * X[:, 1], [-0.5, 0.5])  # no depth-3 tree is perfect
     clf = AdaBoost("tree", n_estimators=15).fit(X, y)
+    assert clf.n_estimators_ == 15
     m = clf.margins(X, y)
     np.testing.assert_array_equal(m > 0, clf.predict(X) == y)
     assert np.all(np.abs(m) <= 1 + 1e-12)
@@ -206,6 +227,42 @@ def test_early_stopping():
     assert clf.n_estimators_ == int(np.argmin(clf.validation_errors_)) + 1
 
 
+def test_sklearn_api_extras():
+    """estimator=None is the stump (as scikit-learn's default), estimator_, staged_score and
+    staged_predict_proba as in AdaBoostClassifier."""
+    X, y = _circle(noise=0.5, seed=16)
+    a = AdaBoost(None, n_estimators=8).fit(X, y)
+    b = AdaBoost("stump", n_estimators=8).fit(X, y)
+    np.testing.assert_array_equal(a.estimator_weights_, b.estimator_weights_)
+    assert isinstance(a.estimator_, DecisionStump) and not hasattr(a.estimator_, "feature_")
+    sk = AdaBoost(DecisionTreeClassifier(max_depth=1), n_estimators=3).fit(X, y)
+    assert isinstance(sk.estimator_, DecisionTreeClassifier) and not hasattr(sk.estimator_,
+                                                                              "tree_")
+    sw = np.random.default_rng(0).random(len(y))
+    scores = list(a.staged_score(X, y, sample_weight=sw))
+    probas = list(a.staged_predict_proba(X))
+    assert len(scores) == len(probas) == a.n_estimators_
+    assert scores[-1] == pytest.approx(a.score(X, y, sample_weight=sw))
+    np.testing.assert_allclose(scores, [np.average(p == y, weights=sw)
+                                        for p in a.staged_predict(X)])
+    np.testing.assert_allclose(probas[-1], a.predict_proba(X))
+
+
+def test_kernelkit_weak_learner_is_prepared_once_per_fit(monkeypatch):
+    """The binning/presorting (``_boost_prepare``) runs once and every round reuses it."""
+    calls = []
+    orig = DecisionStump._boost_prepare
+
+    def spy(self, *args, **kw):
+        calls.append(1)
+        return orig(self, *args, **kw)
+
+    monkeypatch.setattr(DecisionStump, "_boost_prepare", spy)
+    X, y = _circle(noise=0.5, seed=17)
+    clf = AdaBoost(n_estimators=15).fit(X, y)
+    assert clf.n_estimators_ == 15 and len(calls) == 1
+
+
 @pytest.mark.parametrize("params, match", [
     (dict(n_estimators=0), "n_estimators"),
     (dict(n_estimators=2.5), "n_estimators"),
@@ -215,6 +272,9 @@ def test_early_stopping():
     (dict(estimator="forest"), "estimator"),
     (dict(estimator=KNeighborsClassifier()), "sample_weight"),
     (dict(early_stopping=True, validation_fraction=1.5), "validation_fraction"),
+    (dict(early_stopping="yes"), "early_stopping"),
+    (dict(n_iter_no_change=0), "n_iter_no_change"),
+    (dict(learning_rate=np.nan), "learning_rate"),
 ])
 def test_bad_parameters(params, match):
     X, y = _circle(n=40)

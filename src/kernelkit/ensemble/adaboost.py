@@ -36,6 +36,8 @@ def _label_index(classes: np.ndarray, labels, what: str) -> np.ndarray:
     if not np.all(classes[idx] == labels):
         raise ValueError(f"{what} contains labels that are not in classes_ {classes!r}.")
     return idx
+
+
 _EPS_PERFECT = 1e-10  # ε used for the weight of a perfect weak learner
 
 
@@ -60,17 +62,20 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
     is misclassified only if Σ_t α_t 1[h_t ≠ y] ≥ ½ Σ_t α_t).
 
     Stopping: a round with ε_t = 0 keeps its (perfect) learner with the finite weight
-    α = Σ_{s<t} α_s + α(ε = 1e-10), so that it outvotes all earlier rounds, and stops
-    (``stop_reason_ = "perfect weak learner"``); a round with ε_t ≥ ½ (two classes; 1 − 1/K
-    for SAMME) is discarded and stops with a warning (an error if it is the first round).
+    α = Σ_{s<t} α_s + α(ε = 1e-10), so that it outvotes all earlier rounds, records
+    Z_t = 2√(ε_t(1 − ε_t)) = 0 (the limit α → ∞; the training error is then 0 too) and stops
+    with a ``UserWarning`` (``stop_reason_ = "perfect weak learner"``); a round with
+    ε_t ≥ ½ (two classes; 1 − 1/K for SAMME) is discarded and stops with a ``UserWarning``
+    (``stop_reason_ = "weak learner no better than chance"``; a ``ValueError`` if it is the
+    first round, as there is no ensemble to keep).
 
     Parameters
     ----------
-    estimator : {"stump", "tree", "linear"}, a kernelkit weak learner or a classifier, \
+    estimator : {"stump", "tree", "linear"}, a kernelkit weak learner, a classifier or None, \
 default="stump"
-        "stump" = :class:`~kernelkit.ensemble.DecisionStump` (exact weighted-error minimum
-        for two classes; for K > 2 its default splits by the weighted Gini impurity, a
-        better SAMME learner — see its docstring), "tree" =
+        "stump" (or None, as in scikit-learn) = :class:`~kernelkit.ensemble.DecisionStump`
+        (exact weighted-error minimum for two classes; for K > 2 its default splits by the
+        weighted Gini impurity, a better SAMME learner — see its docstring), "tree" =
         :class:`~kernelkit.ensemble.DecisionTree` (depth 3), "linear" =
         :class:`~kernelkit.ensemble.LinearThreshold`; kernelkit weak learners share their
         per-fit preparation (binning) across rounds. Any other scikit-learn classifier
@@ -95,18 +100,21 @@ default="stump"
 
     Attributes
     ----------
+    estimator_ : estimator
+        The unfitted base estimator that every round clones (as scikit-learn's).
     estimators_ : list of fitted weak learners
     estimator_weights_ : ndarray of shape (n_estimators_,)
         α_t.
     estimator_errors_ : ndarray of shape (n_estimators_,)
         ε_t.
     Z_ : ndarray of shape (n_estimators_,)
-        Normalizers Z_t.
+        Normalizers Z_t (0 for a perfect round, ε_t = 0).
     training_error_bound_ : ndarray of shape (n_estimators_,)
         ∏_{s≤t} Z_s.
     training_errors_ : ndarray of shape (n_estimators_,)
         Training error of F_t (weighted by D₁, i.e. the plain error rate without
-        ``sample_weight``), never above ``training_error_bound_``.
+        ``sample_weight``; on the training part of the split with ``early_stopping``), never
+        above ``training_error_bound_``.
     validation_errors_ : ndarray (only with ``early_stopping``)
     log_sample_weight_ : ndarray of shape (n_samples,)
         log D_{T+1}, the distribution after the last round that ran (−inf for zero weight).
@@ -154,6 +162,9 @@ default="stump"
             if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
                 raise ValueError(f"{name} must be an integer >= 1; got {v!r}.")
         check_positive(self.learning_rate, "learning_rate")
+        if not isinstance(self.early_stopping, bool | np.bool_):
+            raise ValueError(f"early_stopping must be True or False; got "
+                             f"{self.early_stopping!r}.")
         if self.algorithm not in ("discrete", "SAMME"):
             raise ValueError(f"algorithm must be 'discrete' or 'SAMME'; got {self.algorithm!r}.")
         if self.early_stopping:
@@ -163,7 +174,7 @@ default="stump"
 
     def _base_estimator(self):
         """(prototype, fast) — fast when it follows the kernelkit WeakLearner protocol."""
-        est = self.estimator
+        est = "stump" if self.estimator is None else self.estimator
         if isinstance(est, str):
             if est not in _NAMED:
                 raise ValueError(f"estimator must be one of {sorted(_NAMED)}, a kernelkit weak "
@@ -270,6 +281,8 @@ default="stump"
                 # D_{t+1} ∝ D_t e^{α(1[wrong] − ½)} (also into w), Z_t, G += α·1[h = k],
                 # and the training error of F_t
                 lz, tr = boost_update(log_d, pred, y_idx, a, G, top, gtop, d1, w)
+                if perfect:  # Z_t = 2√(ε(1 − ε)) = 0, the limit α → ∞ (training error 0)
+                    lz = -np.inf
                 ests.append(est)
                 alphas.append(a)
                 errs.append(eps)
@@ -286,6 +299,10 @@ default="stump"
                         reason = "early stopping"
                         break
                 if perfect:
+                    warnings.warn(f"AdaBoost stopped at round {t + 1}: the weak learner is "
+                                  "perfect on the training set (weighted error 0) and is kept "
+                                  "with a weight that outvotes any earlier rounds.",
+                                  UserWarning, stacklevel=3)
                     reason = "perfect weak learner"
                     break
         T = len(ests)
@@ -293,6 +310,7 @@ default="stump"
             T = best_t + 1
         alphas = np.asarray(alphas[:T])
         self.algorithm_ = self.algorithm
+        self.estimator_ = base
         self.estimators_ = ests[:T]
         self.estimator_weights_ = alphas / 2.0 if self._halve() else alphas
         self.estimator_errors_ = np.asarray(errs[:T])
@@ -377,6 +395,18 @@ default="stump"
         """softmax_k G_k(x), the exponential-loss minimizer (two classes: σ(2F))."""
         G = self._G(X)
         return softmax(G - G.max(axis=1, keepdims=True), axis=1)
+
+    def staged_predict_proba(self, X):
+        """Yield ``predict_proba`` of F_1, F_2, …"""
+        for G in self._staged_G(X):
+            yield softmax(G - G.max(axis=1, keepdims=True), axis=1)
+
+    def staged_score(self, X, y, sample_weight=None):
+        """Yield the (weighted) accuracy of F_1, F_2, … on ``(X, y)``."""
+        y = np.asarray(y)
+        w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        for pred in self.staged_predict(X):
+            yield float(np.average(pred == y, weights=w))
 
     def margins(self, X, y) -> np.ndarray:
         """Normalized margins (G_y − max_{k≠y} G_k)/Σ_t α_t ∈ [−1, 1] (two classes: yF/Σα)."""
