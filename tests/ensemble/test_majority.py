@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 
@@ -88,3 +89,20 @@ def test_bad_input(kw, match):
         MajorityVote(**kw).fit(X, y)
     with pytest.raises(ValueError, match="one class"):
         MajorityVote([DecisionStump()]).fit(X, np.ones(len(y)))
+
+
+def test_prefit_committee_votes_without_fit():
+    X, y = _data(2)
+    members = [LogisticRegression().fit(X, y), DecisionStump().fit(X, y),
+               DecisionTree(max_depth=2).fit(X, y)]
+    w = [0.5, 0.2, 0.4]
+    unfit = MajorityVote(members, weights=w)
+    fitted = MajorityVote(members, weights=w).fit(X, y)
+    np.testing.assert_array_equal(unfit.predict(X), fitted.predict(X))
+    np.testing.assert_allclose(unfit.decision_function(X), fitted.decision_function(X))
+    np.testing.assert_allclose(unfit.predict_proba(X), fitted.predict_proba(X))
+    H = np.array([m.predict(X) for m in members])
+    np.testing.assert_array_equal(unfit.predict(X), np.where(np.dot(w, H) > 0, 1, -1))
+    # one unfitted member: fit is needed
+    with pytest.raises(NotFittedError):
+        MajorityVote(members + [DecisionStump()]).predict(X)

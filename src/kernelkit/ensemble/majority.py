@@ -36,6 +36,11 @@ class MajorityVote(ClassifierMixin, BaseEstimator):
     members must predict labels; the committee's ``classes_`` is the sorted union of the
     labels of ``y`` and of the prefit members' ``classes_``.
 
+    A committee whose members are *all* already fitted can also vote without ``fit``:
+    ``predict``, ``decision_function`` and ``predict_proba`` then use the members as they are,
+    with ``classes_`` the union of their ``classes_`` (``fit`` is still needed when any
+    member is unfitted; it raises ``NotFittedError`` otherwise).
+
     Ties are broken deterministically: the class that comes first in ``classes_`` (the
     smallest label) wins; for two classes a zero vote predicts ``classes_[0]``.
 
@@ -123,41 +128,57 @@ class MajorityVote(ClassifierMixin, BaseEstimator):
             else:
                 est.fit(X, y)
             fitted.append(est)
-        if self.weights is None:
-            w = np.ones(len(fitted))
-        else:
-            w = np.asarray(self.weights, dtype=np.float64).reshape(-1)
-            if w.shape[0] != len(fitted) or not np.all(np.isfinite(w)) or np.any(w < 0) \
-                    or not w.sum() > 0:
-                raise ValueError(f"weights must be {len(fitted)} finite non-negative numbers "
-                                 f"with a positive sum; got {self.weights!r}.")
+        w = self._weights(len(fitted))
         extra = [np.asarray(e.classes_) for e in fitted if hasattr(e, "classes_")]
         self.classes_ = np.unique(np.concatenate([labels] + extra)) if extra else labels
         self.estimators_ = fitted
         self.weights_ = w
         return self
 
-    def _votes(self, X) -> np.ndarray:
-        """V[i, k] = Σ_m w_m·1[h_m(x_i) = classes_[k]]."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
-        V = np.zeros((X.shape[0], len(self.classes_)))
-        rows = np.arange(X.shape[0])
-        for w, est in zip(self.weights_, self.estimators_):
-            V[rows, _label_index(self.classes_, est.predict(X), f"member {est!r}'s "
-                                 "prediction")] += w
-        return V
+    def _weights(self, m: int) -> np.ndarray:
+        if self.weights is None:
+            return np.ones(m)
+        w = np.asarray(self.weights, dtype=np.float64).reshape(-1)
+        if w.shape[0] != m or not np.all(np.isfinite(w)) or np.any(w < 0) or not w.sum() > 0:
+            raise ValueError(f"weights must be {m} finite non-negative numbers with a positive "
+                             f"sum; got {self.weights!r}.")
+        return w
+
+    def _votes(self, X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(V, weights, classes) with V[i, k] = Σ_m w_m·1[h_m(x_i) = classes[k]]."""
+        if hasattr(self, "estimators_"):
+            check_is_fitted(self)
+            members, weights, classes = self.estimators_, self.weights_, self.classes_
+            X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
+        else:  # not fitted: a committee of prefit members votes as it is
+            try:
+                members = self._members()
+            except ValueError:
+                members = []
+            if not members or not all(_is_fitted(e) and hasattr(e, "classes_")
+                                      for e in members):
+                check_is_fitted(self)  # raises NotFittedError
+            weights = self._weights(len(members))
+            classes = np.unique(np.concatenate([np.asarray(e.classes_) for e in members]))
+        preds = [np.asarray(est.predict(X)) for est in members]
+        V = np.zeros((preds[0].shape[0], len(classes)))
+        rows = np.arange(V.shape[0])
+        for w, est, p in zip(weights, members, preds):
+            V[rows, _label_index(classes, p, f"member {est!r}'s prediction")] += w
+        return V, weights, classes
 
     def decision_function(self, X) -> np.ndarray:
         """Vote share: (V₁ − V₀)/Σw for two classes, else V/Σw of shape (n, K)."""
-        V = self._votes(X) / self.weights_.sum()
+        V, w, _ = self._votes(X)
+        V = V / w.sum()
         return V[:, 1] - V[:, 0] if V.shape[1] == 2 else V
 
     def predict(self, X) -> np.ndarray:
         """The class with the largest total weight (ties → first in ``classes_``)."""
-        V = self._votes(X)
-        return self.classes_[np.argmax(V, axis=1)]
+        V, _, classes = self._votes(X)
+        return classes[np.argmax(V, axis=1)]
 
     def predict_proba(self, X) -> np.ndarray:
         """Fraction of the vote weight per class."""
-        return self._votes(X) / self.weights_.sum()
+        V, w, _ = self._votes(X)
+        return V / w.sum()
