@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.stats import norm
@@ -145,3 +147,65 @@ def test_bayesian_linear_regression_bad_input(data):
     m = BayesianLinearRegression().fit(X, y)
     with pytest.raises(ValueError):
         m.predict(X[:, :2])
+
+
+@pytest.mark.parametrize("ours, peer", [(LinearRegression, SkLinearRegression), (Ridge, SkRidge)])
+def test_constructor_is_a_drop_in_for_sklearn(ours, peer):
+    # every scikit-learn argument, with scikit-learn's default
+    ours_p, peer_p = ours().get_params(), peer().get_params()
+    for name, default in peer_p.items():
+        assert name in ours_p and ours_p[name] == default, name
+    assert ours(**peer_p).fit(np.eye(3), [1.0, 2.0, 3.0]).coef_.shape == (3,)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_positive_matches_sklearn(data, fit_intercept, weighted):
+    X, y, sw = data
+    Y = np.c_[y, -y + X[:, 0]]  # the second target has active constraints
+    w = sw if weighted else None
+    ours = LinearRegression(positive=True, fit_intercept=fit_intercept).fit(X, Y, sample_weight=w)
+    peer = SkLinearRegression(positive=True, fit_intercept=fit_intercept).fit(
+        X, Y, sample_weight=w)
+    assert np.all(ours.coef_ >= 0) and np.any(ours.coef_ == 0)
+    assert _rel(ours.coef_, peer.coef_) < 1e-8 and _rel(ours.predict(X), peer.predict(X)) < 1e-8
+    for alpha in (0.7, [0.5, 4.0]):
+        r = Ridge(alpha, positive=True, fit_intercept=fit_intercept).fit(X, Y, sample_weight=w)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # lbfgs to a tight tol
+            p = SkRidge(alpha, positive=True, fit_intercept=fit_intercept, tol=1e-14,
+                        max_iter=100_000).fit(X, Y, sample_weight=w)
+        assert r.solver_ == "nnls" and np.all(r.coef_ >= 0)
+        assert _rel(r.coef_, p.coef_) < 1e-7
+        # KKT of min ||sqrt(w)(y - X c - b)||^2 + alpha ||c||^2, c >= 0: the gradient is 0
+        # where c > 0 and >= 0 where c = 0
+        s = np.ones(len(y)) if w is None else w
+        a = np.broadcast_to(alpha, (2,))
+        for j in range(2):
+            resid = Y[:, j] - X @ r.coef_[j] - r.intercept_[j]
+            grad = -2 * X.T @ (s * resid) + 2 * a[j] * r.coef_[j]
+            act = r.coef_[j] > 0
+            assert np.all(np.abs(grad[act]) < 1e-8) and np.all(grad[~act] > -1e-8)
+
+
+def test_ridge_solver_arguments(data):
+    X, y, _ = data
+    ref = Ridge(alpha=0.7).fit(X, y)
+    for solver in ("svd", "cholesky", "lsqr", "sparse_cg", "sag", "saga"):
+        m = Ridge(alpha=0.7, solver=solver).fit(X, y)
+        assert _rel(m.coef_, ref.coef_) < 1e-12 and m.solver_ == "svd" and m.n_iter_ == 1
+    with pytest.raises(ValueError, match="solver"):
+        Ridge(solver="qr").fit(X, y)
+    with pytest.raises(ValueError, match="positive"):
+        Ridge(solver="svd", positive=True).fit(X, y)
+    with pytest.raises(ValueError, match="positive"):
+        Ridge(solver="lbfgs").fit(X, y)
+
+
+@pytest.mark.parametrize("model", [LinearRegression(), Ridge(alpha=0.5)])
+def test_float32_stays_float32(data, model):
+    X, y, _ = data
+    m = model.fit(X.astype(np.float32), y.astype(np.float32))
+    assert m.coef_.dtype == np.float32 and m.predict(X.astype(np.float32)).dtype == np.float32
+    ref = type(model)(**model.get_params()).fit(X, y)
+    assert _rel(m.coef_, ref.coef_) < 1e-5

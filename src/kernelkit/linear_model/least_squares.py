@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+import scipy.optimize
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 
-from .._validation import check_is_fitted, check_sample_weight, validate_data
+from .._validation import FLOAT_DTYPES, check_is_fitted, check_sample_weight, validate_data
 
 __all__ = ["LinearRegression"]
 
@@ -54,6 +55,23 @@ def svd_solve(Xc, Yc, alpha, rcond=None):
     return coef, (s, Vt, keep)
 
 
+def nnls_solve(Xc, Yc, alpha, max_iter=None):
+    """Coefficients >= 0 minimizing ``||Xc c - y||^2 + alpha ||c||^2``, one target at a time.
+
+    Non-negative least squares on the stacked system ``[Xc; sqrt(alpha) I] c = [y; 0]``
+    (scipy.optimize.nnls, Lawson-Hanson active set).
+    """
+    d = Xc.shape[1]
+    coef = np.empty((d, Yc.shape[1]))
+    for j in range(Yc.shape[1]):
+        A, b = Xc, Yc[:, j]
+        if alpha[j] > 0:  # ||Xc c - y||^2 + alpha ||c||^2 = ||[Xc; sqrt(a) I] c - [y; 0]||^2
+            A = np.vstack([Xc, np.sqrt(alpha[j]) * np.eye(d)])
+            b = np.concatenate([b, np.zeros(d)])
+        coef[:, j] = scipy.optimize.nnls(A, b, maxiter=max_iter)[0]
+    return coef
+
+
 class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
     """Ordinary least squares, read as maximum likelihood under Gaussian noise.
 
@@ -63,6 +81,14 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
         Fit the offset theta_0 (unpenalized, by centering X and y).
     copy_X : bool, default=True
         Kept for scikit-learn compatibility (X is never modified).
+    tol : float, default=1e-6
+        Kept for scikit-learn compatibility (the SVD solve is direct; unused).
+    n_jobs : int, optional
+        Kept for scikit-learn compatibility (BLAS threads do the work; unused).
+    positive : bool, default=False
+        Constrain the coefficients to be >= 0 (non-negative least squares, as scikit-learn).
+        ``noise_variance_`` and ``log_likelihood_`` then use the constrained residuals; the
+        ``return_std`` of predict keeps the unconstrained formula.
 
     Attributes
     ----------
@@ -87,12 +113,19 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
     (1.98, 1.03)
     """
 
-    def __init__(self, *, fit_intercept: bool = True, copy_X: bool = True):
+    def __init__(self, *, fit_intercept: bool = True, copy_X: bool = True, tol: float = 1e-6,
+                 n_jobs: int | None = None, positive: bool = False):
         self.fit_intercept = fit_intercept
         self.copy_X = copy_X
+        self.tol = tol
+        self.n_jobs = n_jobs
+        self.positive = positive
 
     def _alpha(self, n_targets):
         return np.zeros(n_targets)
+
+    def _nnls_max_iter(self):
+        return None
 
     def fit(self, X, y, sample_weight=None):
         """Fit by least squares (SVD of the centered, weighted design).
@@ -107,12 +140,16 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64)
+        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=FLOAT_DTYPES)
+        dtype = X.dtype  # the coefficients keep float32; the solve runs in float64
+        X = X.astype(np.float64, copy=False)
         Y = np.asarray(y, dtype=float).reshape(len(y), -1)
         sw = None if sample_weight is None else check_sample_weight(sample_weight, X)
         alpha = self._alpha(Y.shape[1])
         Xc, Yc, x_mean, y_mean, _ = center_data(X, Y, sw, self.fit_intercept)
         coef, (s, Vt, keep) = svd_solve(Xc, Yc, alpha)
+        if self.positive:  # coef >= 0: NNLS on the same centered, weighted problem
+            coef = nnls_solve(Xc, Yc, alpha, self._nnls_max_iter())
         intercept = y_mean - x_mean @ coef
         resid = Yc - Xc @ coef  # sqrt(w) * (y - X theta - theta_0)
         w_sum = float(X.shape[0] if sw is None else sw.sum())
@@ -127,10 +164,11 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self._vt = Vt[keep]
         self._s = s[keep]
         ravel = y.ndim == 1
+        coef, intercept = coef.astype(dtype), intercept.astype(dtype)
         self.coef_ = coef[:, 0] if ravel else coef.T
         self.intercept_ = float(intercept[0]) if ravel else intercept
         if not self.fit_intercept:
-            self.intercept_ = 0.0 if ravel else np.zeros(Y.shape[1])
+            self.intercept_ = 0.0 if ravel else np.zeros(Y.shape[1], dtype=dtype)
         return self
 
     def _set_likelihood(self, rss, coef, alpha, w_sum):
@@ -165,7 +203,7 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
         std : ndarray, same shape, only with ``return_std``
         """
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
         y = X @ np.asarray(self.coef_).T + self.intercept_
         if not return_std:
             return y

@@ -13,6 +13,9 @@ from .least_squares import LinearRegression
 
 __all__ = ["Ridge"]
 
+# scikit-learn's solver names (all give the same exact solution here)
+SOLVERS = ("auto", "svd", "cholesky", "lsqr", "sparse_cg", "sag", "saga", "lbfgs")
+
 
 class Ridge(LinearRegression):
     """Ridge regression (L2-penalized least squares) read as maximum a posteriori.
@@ -25,6 +28,20 @@ class Ridge(LinearRegression):
         Fit an unpenalized offset by centering.
     copy_X : bool, default=True
         Kept for scikit-learn compatibility.
+    max_iter : int, optional
+        Iteration cap of the non-negative solver (``positive=True``); else unused.
+    tol : float, default=1e-4
+        Kept for scikit-learn compatibility (the SVD solve is direct; unused).
+    solver : {"auto", "svd", "cholesky", "lsqr", "sparse_cg", "sag", "saga", "lbfgs"}, \
+default="auto"
+        scikit-learn's names, accepted for drop-in use: every one gives the same exact
+        solution here, computed from the SVD of the centered design (``positive=True``:
+        non-negative least squares). As in scikit-learn, ``positive=True`` needs "auto" or
+        "lbfgs" and "lbfgs" needs ``positive=True``.
+    positive : bool, default=False
+        Constrain the coefficients to be >= 0.
+    random_state : int, RandomState or None
+        Kept for scikit-learn compatibility (no randomness; unused).
 
     Attributes
     ----------
@@ -40,6 +57,10 @@ class Ridge(LinearRegression):
     penalized_log_likelihood_ : float
         log p(y | theta, sigma^2) + log N(theta; 0, sigma^2 / lambda I) at the MAP (the
         log-posterior up to log p(y)); equals ``log_likelihood_`` when lambda = 0.
+    solver_ : str
+        The solver used: "svd", or "nnls" with ``positive=True``.
+    n_iter_ : int
+        1 (one direct solve; scikit-learn's direct solvers report None).
     n_features_in_ : int
 
     Examples
@@ -52,10 +73,47 @@ class Ridge(LinearRegression):
     1.65
     """
 
-    def __init__(self, alpha=1.0, *, fit_intercept: bool = True, copy_X: bool = True):
+    def __init__(self, alpha=1.0, *, fit_intercept: bool = True, copy_X: bool = True,
+                 max_iter: int | None = None, tol: float = 1e-4, solver: str = "auto",
+                 positive: bool = False, random_state=None):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
         self.copy_X = copy_X
+        self.max_iter = max_iter
+        self.tol = tol
+        self.solver = solver
+        self.positive = positive
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the MAP weights (SVD of the centered, weighted design).
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        y : array of shape (n_samples,) or (n_samples, n_targets)
+        sample_weight : float or array of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        if self.solver not in SOLVERS:
+            raise ValueError(f"solver must be one of {SOLVERS}; got {self.solver!r}.")
+        if self.positive and self.solver not in ("auto", "lbfgs"):
+            raise ValueError(
+                f"solver={self.solver!r} does not support positive=True; set solver to "
+                "'auto' or 'lbfgs', or positive=False.")
+        if self.solver == "lbfgs" and not self.positive:
+            raise ValueError("solver='lbfgs' is only for positive=True (as in scikit-learn); "
+                             "use another solver or set positive=True.")
+        super().fit(X, y, sample_weight=sample_weight)
+        self.solver_ = "nnls" if self.positive else "svd"
+        self.n_iter_ = 1
+        return self
+
+    def _nnls_max_iter(self):
+        return self.max_iter
 
     def _alpha(self, n_targets):
         a = np.atleast_1d(np.asarray(self.alpha, dtype=float)).ravel()
