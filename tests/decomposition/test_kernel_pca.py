@@ -178,10 +178,13 @@ def test_non_psd_kernel_warns_and_drops_negative_eigenvalues():
     assert np.all(np.isfinite(Z))
 
 
-def test_centring_in_place_memory():
-    # peak memory of fit: one n x n matrix plus O(n k)
+@pytest.mark.parametrize("kernel", ["rbf", "poly"])
+@pytest.mark.parametrize("solver", ["randomized", "dense"])
+def test_centring_in_place_memory(solver, kernel):
+    # peak memory of fit: one n x n matrix plus O(n k) (the dense subset solver overwrites
+    # the centred matrix in place: no Fortran-order copy of it)
     X, _ = _data(n=1000, d=5)
-    kpca = KernelPCA(n_components=5, kernel="rbf", gamma=0.3, eigen_solver="randomized",
+    kpca = KernelPCA(n_components=5, kernel=kernel, gamma=0.3, eigen_solver=solver,
                      random_state=0)
     kpca.fit(X[:50])  # compile numba outside the measurement
     tracemalloc.start()
@@ -208,6 +211,17 @@ def test_solvers_agree_and_report_iterations():
     assert few.n_iter_ == 2
     auto = KernelPCA(n_components=4, kernel="rbf", gamma=0.3).fit(X)
     assert auto.eigen_solver_ == "dense"
+
+
+def test_auto_solver_chooses_by_n_and_n_components():
+    # "auto": randomized when n > 1000 and n_components < n / 10, else dense
+    X, _ = _data(n=1100)
+    few = KernelPCA(n_components=3, kernel="rbf", gamma=0.3, random_state=0).fit(X)
+    many = KernelPCA(n_components=110, kernel="rbf", gamma=0.3).fit(X)
+    assert few.eigen_solver_ == "randomized" and many.eigen_solver_ == "dense"
+    np.testing.assert_allclose(few.eigenvalues_, many.eigenvalues_[:3], rtol=1e-10)
+    small = KernelPCA(n_components=3, kernel="rbf", gamma=0.3).fit(X[:1000])
+    assert small.eigen_solver_ == "dense"
 
 
 @pytest.mark.parametrize("n, dtype, length_scale", [

@@ -383,6 +383,10 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
                "lobpcg": self.tol or None}.get(solver, self.tol)
         # small oversampling: each block product costs ~ (k + p) n^2 flops, and the Krylov
         # space (not the block width) does the converging
+        if solver == "dense" and K.flags.c_contiguous and not self._precomputed():
+            # K~ is symmetric: K~^T is the same matrix in Fortran order, which LAPACK
+            # overwrites in place (a C-ordered K~ would first be copied: a second n x n)
+            K = K.T
         w, V, n_iter = top_eigh(
             K, k, solver, overwrite_a=True, random_state=self.random_state,
             n_oversamples=max(2, k // 5),
