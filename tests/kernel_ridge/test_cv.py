@@ -10,6 +10,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import GridSearchCV, KFold
 
 from kernelkit import KernelRidge, KernelRidgeCV
+from kernelkit.exceptions import NumericalError
 from tests.reference.regression import krr_dual, loo_bruteforce
 
 ALPHAS = [0.01, 0.1, 1.0, 10.0]
@@ -86,3 +87,18 @@ def test_bad_input(data):
     m = KernelRidgeCV().fit(X, y)
     with pytest.raises(ValueError, match="features"):
         m.predict(X[:, :2])
+
+
+def test_not_psd_kernel_and_alphas_shape(data):
+    X, y = data
+    S = np.random.default_rng(1).normal(size=(len(y), len(y)))
+    for cv in ("loo", "gcv", 3):
+        with pytest.raises(NumericalError, match="positive semi-definite"):
+            KernelRidgeCV(kernel="precomputed", cv=cv).fit(S + S.T, y)
+        with pytest.raises(ValueError, match="positive semi-definite"):
+            KernelRidgeCV(kernel="sigmoid", cv=cv).fit(X, y)
+    with pytest.raises(ValueError, match="1-D"):
+        KernelRidgeCV(alphas=[[0.1, 1.0], [10.0, 100.0]]).fit(X, y)
+    # a PSD kernel with eigenvalues at rounding level (rank 3): accepted
+    m = KernelRidgeCV(kernel="linear").fit(X, y)
+    assert np.all(np.isfinite(m.cv_values_))

@@ -14,12 +14,18 @@ from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.model_selection import check_cv
 
 from .._validation import FLOAT_DTYPES, check_is_fitted, resolve_estimator_kernel, validate_data
+from ..exceptions import NumericalError
 from ..linalg import KernelOperator
 
 __all__ = ["KernelRidgeCV"]
 
 
 def _check_alphas(alphas) -> np.ndarray:
+    if np.ndim(alphas) > 1:
+        raise ValueError(
+            f"alphas must be a 1-D sequence of candidate penalties; got shape "
+            f"{np.shape(alphas)}."
+        )
     a = np.atleast_1d(np.asarray(alphas, dtype=float)).ravel()
     if a.size == 0 or not np.all(np.isfinite(a)) or np.any(a <= 0):
         raise ValueError(
@@ -29,10 +35,21 @@ def _check_alphas(alphas) -> np.ndarray:
 
 
 def _eigh_kernel(kernel, X):
-    """Eigendecomposition of K(X, X), K overwritten (eigenvalues clipped at 0)."""
+    """Eigendecomposition of K(X, X), K overwritten (rounding negatives clipped at 0).
+
+    Raises a ValueError (:class:`~kernelkit.exceptions.NumericalError`) when K has a
+    negative eigenvalue beyond rounding (10 n eps max|lam|): the kernel is not PSD.
+    """
     K = kernel(X)
     lam, Q = scipy.linalg.eigh(K, overwrite_a=True, check_finite=False, driver="evd")
     del K
+    top = float(np.max(np.abs(lam))) if lam.size else 0.0
+    if lam.size and lam[0] < -10 * len(lam) * np.finfo(lam.dtype).eps * top:
+        raise NumericalError(
+            f"The kernel matrix is not positive semi-definite (eigenvalues from {lam[0]:.3g} "
+            f"to {lam[-1]:.3g}); use a positive semi-definite kernel (check the kernel, its "
+            "parameters or the precomputed matrix)."
+        )
     np.maximum(lam, 0.0, out=lam)
     return lam, Q
 
