@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from sklearn.ensemble import AdaBoostClassifier
 from sklearn.neighbors import KNeighborsClassifier
-from sklearn.tree import DecisionTreeClassifier
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from kernelkit import AdaBoost
 from kernelkit.ensemble import DecisionStump, DecisionTree, FunctionDictionary, LinearThreshold
@@ -271,6 +271,8 @@ def test_kernelkit_weak_learner_is_prepared_once_per_fit(monkeypatch):
     (dict(algorithm="real"), "algorithm"),
     (dict(estimator="forest"), "estimator"),
     (dict(estimator=KNeighborsClassifier()), "sample_weight"),
+    (dict(estimator=DecisionStump), "instance"),
+    (dict(estimator=DecisionTreeRegressor(max_depth=1)), "classifier"),
     (dict(early_stopping=True, validation_fraction=1.5), "validation_fraction"),
     (dict(early_stopping="yes"), "early_stopping"),
     (dict(n_iter_no_change=0), "n_iter_no_change"),

@@ -80,6 +80,7 @@ def test_sample_weight_is_passed_on():
     (dict(estimators="stump"), "non-empty"),
     (dict(estimators=["forest"]), "unknown member"),
     (dict(estimators=[object()]), "fit and predict"),
+    (dict(estimators=[DecisionStump]), "instances"),
     (dict(estimators=[DecisionStump()], weights=[1.0, 2.0]), "weights"),
     (dict(estimators=[DecisionStump()], weights=[-1.0]), "weights"),
 ])

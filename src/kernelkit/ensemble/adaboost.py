@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 from scipy.special import softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_regressor
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
@@ -180,8 +180,13 @@ default="stump"
                 raise ValueError(f"estimator must be one of {sorted(_NAMED)}, a kernelkit weak "
                                  f"learner or a classifier; got {est!r}.")
             return _NAMED[est](), True
+        if isinstance(est, type):
+            raise ValueError(f"estimator must be an instance, e.g. {est.__name__}(); got the "
+                             f"class {est!r}.")
         if not (hasattr(est, "fit") and hasattr(est, "predict")):
             raise ValueError(f"estimator must have fit and predict; got {est!r}.")
+        if is_regressor(est):
+            raise ValueError(f"estimator must be a classifier; got the regressor {est!r}.")
         if hasattr(est, "_boost_prepare") and hasattr(est, "_boost_fit"):
             return clone(est), True
         if not has_fit_parameter(est, "sample_weight"):

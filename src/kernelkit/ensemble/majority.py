@@ -89,6 +89,9 @@ class MajorityVote(ClassifierMixin, BaseEstimator):
                     raise ValueError(f"unknown member {est!r}; use a classifier or one of "
                                      f"{sorted(_NAMED)}.")
                 est = _NAMED[est]()
+            if isinstance(est, type):
+                raise ValueError(f"members must be instances, e.g. {est.__name__}(); got the "
+                                 f"class {est!r}.")
             if not (hasattr(est, "fit") and hasattr(est, "predict")):
                 raise ValueError(f"every member needs fit and predict; got {est!r}.")
             out.append(est)
