@@ -44,6 +44,31 @@ def test_all_points_as_centers_is_exact_krr(lam):
         np.testing.assert_allclose(a, a_ref, rtol=1e-6, atol=1e-6 * np.abs(a_ref).max())
 
 
+def test_cg_past_its_rounding_floor_returns_the_best_iterate():
+    # 1-D RBF, M = n: the preconditioned residual bottoms out near 1e-8 within a few
+    # iterations; asked for tol=1e-12, CG then wandered for 100 iterations and the last
+    # iterate's predictions were off by 6e-5. The best iterate agrees with exact KRR.
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(500, 1))
+    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=500)
+    Xt = rng.normal(size=(50, 1))
+    lam, n = 1e-4, 500
+    model = NystromKernelRidge(n_centers=n, alpha=lam, gamma=2.0, tol=1e-12, max_iter=100,
+                               random_state=0).fit(X, y)
+    assert not model.converged_ and model.n_iter_ == 100
+    assert model.history_[-1] > 10 * model.history_.min()  # it did wander
+    exact = SkKernelRidge(alpha=lam * n, kernel="rbf", gamma=2.0).fit(X, y).predict(Xt)
+    np.testing.assert_allclose(model.predict(Xt), exact, rtol=0,
+                               atol=1e-6 * np.abs(exact).max())
+    # solve_falkon: the returned iterate is the argmin of the history (after iteration 0)
+    k = resolve_kernel("rbf", gamma=2.0)
+    res = solve_falkon(KernelOperator(k, X, X), k(X), y, lam, max_iter=100, tol=1e-12)
+    assert res.info["returned_iteration"] == 1 + int(np.argmin(res.history[1:]))
+    # a converged solve returns its last iterate
+    res = solve_falkon(KernelOperator(k, X, X), k(X), y, 1e-2, max_iter=100, tol=1e-6)
+    assert res.converged and res.info["returned_iteration"] == res.n_iter
+
+
 def test_all_points_as_centers_matches_kernelkit_kernel_ridge():
     kr = pytest.importorskip("kernelkit.kernel_ridge.kernel_ridge")
     X, y = _data(200)

@@ -32,6 +32,9 @@ from ..linalg.operator import _controller
 
 __all__ = ["FalkonPreconditioner", "solve_falkon"]
 
+# solve_falkon returns an earlier iterate when the last residual is this much larger
+BEST_ITERATE_FACTOR = 10.0
+
 
 def _cholesky(A: np.ndarray, what: str):
     """Lower factor of A in place, jitter warnings silenced.
@@ -174,7 +177,10 @@ def solve_falkon(
     -------
     Result
         ``coef`` = alpha of shape (M,) or (M, k); ``history`` = relative residual of (2)
-        per iteration; ``info`` has ``"beta"`` and the preconditioner ``"jitter"``.
+        per iteration; ``info`` has ``"beta"``, the preconditioner ``"jitter"`` and
+        ``"returned_iteration"``. ``coef`` is the last iterate, unless the residual grew
+        past 10 times its smallest value (CG wandering at the rounding floor of an
+        ill-conditioned system): then it is the iterate with the smallest residual.
 
     Examples
     --------
@@ -207,13 +213,21 @@ def solve_falkon(
         return P.apply_t(u).astype(dtype, copy=False)
 
     rhs = P.apply_t(np.asarray(knm.t_matmul(y))).astype(dtype, copy=False)  # B^T K_nM^T y
-    cb = None
-    if callback is not None:
-        def cb(it, beta, rel):
+    best = {"rel": np.inf, "it": 0, "beta": None}
+
+    def cb(it, beta, rel):
+        if rel < best["rel"]:  # keep the iterate with the smallest residual (a copy)
+            best.update(rel=rel, it=it, beta=np.array(beta, copy=True))
+        if callback is not None:
             callback(it, P.apply(beta), rel)
 
     res = pcg(apply_H, rhs, tol=tol, max_iter=max_iter, callback=cb,
               recompute_every=recompute_every)
-    alpha = P.apply(res.coef).astype(dtype, copy=False)  # alpha = B beta
-    info = dict(res.info, beta=res.coef, jitter=P.jitter)
+    beta, it = res.coef, res.n_iter
+    # Past the rounding floor of (2) (ill-conditioned K_MM, tol below what the precision
+    # reaches) CG wanders and its residual grows again; return the best iterate then
+    if best["beta"] is not None and res.history[-1] > BEST_ITERATE_FACTOR * best["rel"]:
+        beta, it = best["beta"], best["it"]
+    alpha = P.apply(beta).astype(dtype, copy=False)  # alpha = B beta
+    info = dict(res.info, beta=beta, jitter=P.jitter, returned_iteration=it)
     return Result(alpha, res.n_iter, res.converged, res.history, info)
