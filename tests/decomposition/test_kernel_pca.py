@@ -144,6 +144,21 @@ def test_precomputed_and_kernel_object_agree():
         KernelPCA(kernel="precomputed", fit_inverse_transform=True).fit(K)
 
 
+@pytest.mark.parametrize("copy_X", [True, False])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_precomputed_keeps_the_centred_matrix(order, copy_X):
+    # X_fit_ is the centred Gram matrix (as scikit-learn), whatever its memory order: the
+    # dense solver must not overwrite it
+    X, _ = _data(n=50)
+    K = rbf_kernel(X, gamma=0.3)
+    ours = KernelPCA(n_components=3, kernel="precomputed", eigen_solver="dense",
+                     copy_X=copy_X).fit(np.array(K, order=order))
+    peer = SkKernelPCA(n_components=3, kernel="precomputed", eigen_solver="dense").fit(K)
+    np.testing.assert_allclose(ours.X_fit_, ref.centering_matrix(50) @ K @
+                               ref.centering_matrix(50), atol=1e-12)
+    np.testing.assert_allclose(ours.X_fit_, peer.X_fit_, atol=1e-12)
+
+
 def test_float32_preserved():
     X, Xt = _data()
     kpca = KernelPCA(n_components=3, kernel="rbf", gamma=0.3).fit(X.astype(np.float32))

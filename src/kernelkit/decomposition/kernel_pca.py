@@ -383,12 +383,14 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
                "lobpcg": self.tol or None}.get(solver, self.tol)
         # small oversampling: each block product costs ~ (k + p) n^2 flops, and the Krylov
         # space (not the block width) does the converging
-        if solver == "dense" and K.flags.c_contiguous and not self._precomputed():
+        # a precomputed K~ is X_fit_ (kept, as scikit-learn): the solver must not destroy it
+        overwrite = not self._precomputed()
+        if solver == "dense" and K.flags.c_contiguous and overwrite:
             # K~ is symmetric: K~^T is the same matrix in Fortran order, which LAPACK
             # overwrites in place (a C-ordered K~ would first be copied: a second n x n)
             K = K.T
         w, V, n_iter = top_eigh(
-            K, k, solver, overwrite_a=True, random_state=self.random_state,
+            K, k, solver, overwrite_a=overwrite, random_state=self.random_state,
             n_oversamples=max(2, k // 5),
             n_iter=None if self.iterated_power == "auto" else int(self.iterated_power),
             tol=tol, max_iter=self.max_iter, return_n_iter=True,
