@@ -155,6 +155,11 @@ def test_bad_dask_shapes(client):
         NystromKernelRidge(**KW).fit(da.from_array(X, chunks=(50, 3)), y[:90])
     with pytest.raises(ValueError, match="Complex"):
         NystromKernelRidge(**KW).fit(da.from_array(X + 1j, chunks=(50, 3)), y)
-    model = NystromKernelRidge(**KW).fit(da.from_array(X, chunks=(50, 3)), y)
+    import pandas as pd
+
+    model = NystromKernelRidge(**KW).fit(pd.DataFrame(X, columns=list("abc")), y)
+    assert list(model.feature_names_in_) == list("abc")
+    model.fit(da.from_array(X, chunks=(50, 3)), y)  # a refit forgets the old names
+    assert not hasattr(model, "feature_names_in_")
     with pytest.raises(ValueError, match="features"):
         model.predict(da.from_array(X[:, :2], chunks=(50, 2)))

@@ -258,6 +258,8 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
                              "one row per row of X.")
         y = as_row_chunked(y, "y", dtype=dtype, n_rows_chunks=X.chunks[0])
         self.n_features_in_ = int(d)
+        if hasattr(self, "feature_names_in_"):  # from an earlier fit on a DataFrame
+            del self.feature_names_in_
         self.kernel_ = self._resolve_kernel(d)
         X, x_chunks, offsets = persist_rows(client, X)
         y, y_chunks, _ = persist_rows(client, y)
