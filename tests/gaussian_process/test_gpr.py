@@ -210,3 +210,26 @@ def test_std_from_explicit_factor_inverse_equals_triangular_solve(data):
     pieces = [gp.predict(Xt[i:i + 1], return_std=True) for i in range(5)]
     np.testing.assert_allclose(np.concatenate([p[0] for p in pieces]), m_all[:5], rtol=1e-12)
     np.testing.assert_allclose(np.concatenate([p[1] for p in pieces]), s_all[:5], rtol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", [Constant(2.0) * RBF(np.array([1.0, 1.5])) + White(0.1),
+                                    Matern(1.0, nu=1.5) + White(0.1)])
+def test_optimizer_never_builds_the_gradient_tensor(data, kernel, monkeypatch):
+    # the LML gradient is 1/2 sum_ij (a a^T - K^-1)_ij (dK/dtheta_j)_ij one parameter at a
+    # time: the (n, n, p) tensor of kernel(X, eval_gradient=True) is never asked for
+    X, y, Xt = data
+    from kernelkit.kernels.base import Kernel
+
+    original = Kernel.__call__
+
+    def no_tensor(self, X, Y=None, eval_gradient=False):
+        assert not eval_gradient, "the (n, n, p) gradient tensor was built"
+        return original(self, X, Y)
+
+    monkeypatch.setattr(Kernel, "__call__", no_tensor)
+    gp = GaussianProcessRegressor(kernel, n_restarts_optimizer=1, random_state=0).fit(X, y)
+    lml, grad = gp.log_marginal_likelihood(gp.kernel_.theta, eval_gradient=True)
+    assert lml == pytest.approx(gp.log_marginal_likelihood_value_, rel=1e-10)
+    # at the optimum the gradient vanishes in the coordinates not at a bound
+    free = np.all(np.abs(gp.kernel_.theta[:, None] - gp.kernel_.bounds) > 1e-6, axis=1)
+    assert np.all(np.abs(grad[free]) < 1e-3 * max(1.0, abs(lml)))

@@ -192,3 +192,18 @@ def test_duplicated_inputs_rounding_pivot_gets_jitter():
     with pytest.warns(JitterWarning, match="jitter"):
         gp = GaussianProcessRegressor(RBF(np.sqrt(1.5)), alpha=0.0, optimizer=None).fit(X2, y2)
     assert gp.jitter_ > 0
+
+
+def test_cg_never_forms_the_kernel_matrix():
+    rng = np.random.default_rng(0)
+    n = 2500
+    X, y = rng.normal(size=(n, 4)), rng.normal(size=n)
+    KernelRidge(alpha=0.1, kernel="rbf", solver="cg").fit(X[:50], y[:50])  # warm caches
+    with sklearn.config_context(working_memory=4):  # product blocks of at most 4 MiB
+        tracemalloc.start()
+        m = KernelRidge(alpha=0.1, kernel="rbf", solver="cg", random_state=0).fit(X, y)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    assert peak < 0.5 * n * n * 8  # K (50 MB) never held; Nystrom factors are n x 300
+    ref = KernelRidge(alpha=0.1, kernel="rbf", solver="cholesky").fit(X, y)
+    assert m.solver_ == "cg" and _rel(m.predict(X[:20]), ref.predict(X[:20])) < 1e-6

@@ -53,7 +53,7 @@ class BayesianLinearRegression(RegressorMixin, BaseEstimator):
     [1.0, 2.0]
     """
 
-    def __init__(self, features: Callable | None = None, *, alpha: float = 1.0,
+    def __init__(self, features: Callable | None = None, alpha: float = 1.0,
                  noise: float = 1.0):
         self.features = features
         self.alpha = alpha
