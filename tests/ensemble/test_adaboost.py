@@ -225,6 +225,8 @@ def test_early_stopping():
     assert clf.stop_reason_ == "early stopping"
     assert clf.n_estimators_ < 500
     assert clf.n_estimators_ == int(np.argmin(clf.validation_errors_)) + 1
+    clf.set_params(early_stopping=False, n_estimators=5).fit(X, y)  # refit: no stale state
+    assert clf.n_estimators_ == 5 and not hasattr(clf, "validation_errors_")
 
 
 def test_sklearn_api_extras():

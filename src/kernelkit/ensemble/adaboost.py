@@ -324,6 +324,8 @@ default="stump"
         self.training_errors_ = np.asarray(train_err[:T])
         if Gv is not None:
             self.validation_errors_ = np.asarray(val_err)
+        elif hasattr(self, "validation_errors_"):  # from an earlier fit with early_stopping
+            del self.validation_errors_
         self.n_estimators_ = T
         self.stop_reason_ = reason
         self.log_sample_weight_ = log_d  # log D_{t+1} after the last round that ran
