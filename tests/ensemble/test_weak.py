@@ -269,3 +269,15 @@ def test_auto_criterion_is_error_for_two_classes_and_gini_for_more():
     a, g = DecisionStump().fit(X, y4), DecisionStump(criterion="gini").fit(X, y4)
     assert a.criterion_ == "gini"
     assert (a.feature_, a.threshold_, a.error_) == (g.feature_, g.threshold_, g.error_)
+
+
+def test_float32_X_keeps_the_weights_in_float64():
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(120, 3)).astype(np.float32)
+    y = (X[:, 0] + 0.5 * rng.normal(size=120) > 0).astype(int)
+    w = rng.exponential(size=120) ** 3  # not representable in float32
+    w /= w.sum()
+    s = DecisionStump().fit(X, y, sample_weight=w)
+    assert s.error_ == pytest.approx(brute_force_stump(X.astype(np.float64), y, w)[0],
+                                     abs=1e-13)
+    assert _weighted_error(s, X, y, w) == pytest.approx(s.error_, abs=1e-13)

@@ -18,11 +18,10 @@ from .._validation import (
     FLOAT_DTYPES,
     check_is_fitted,
     check_positive,
-    check_sample_weight,
     validate_data,
 )
 from ._stump_numba import boost_update, exp_weights, weighted_error
-from .weak import DecisionStump, DecisionTree, LinearThreshold
+from .weak import DecisionStump, DecisionTree, LinearThreshold, sample_weight_f64
 
 __all__ = ["AdaBoost"]
 
@@ -219,7 +218,7 @@ default="stump"
         if K < 2:
             raise ValueError(f"AdaBoost needs samples of at least two classes; got one class "
                              f"({classes[0]!r}).")
-        sw = np.asarray(check_sample_weight(sample_weight, X), dtype=np.float64)
+        sw = sample_weight_f64(sample_weight, X)
         if not sw.sum() > 0:
             raise ValueError("sample_weight must have a positive sum.")
         base, fast = self._base_estimator()
