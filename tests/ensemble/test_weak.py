@@ -216,6 +216,9 @@ def test_weak_bad_params():
         DecisionTree(max_depth=0).fit(X, y)
     with pytest.raises(ValueError, match="criterion"):
         DecisionTree(criterion="mse").fit(X, y)
+    with pytest.raises(ValueError, match="max_depth <= 20"):  # 2^39 node histograms
+        DecisionTree(max_depth=40).fit(X, y)
+    assert DecisionTree(max_depth=12).fit(X, y).score(X, y) == 1.0  # deep is fine while small
     with pytest.raises(ValueError, match="max_bins"):
         DecisionStump(max_bins=1000).fit(X, y)
     with pytest.raises(ValueError, match="criterion"):

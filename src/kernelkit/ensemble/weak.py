@@ -403,6 +403,10 @@ class DecisionTree(_BaseWeak):
     criterion : {"gini", "entropy", "error"}, default="gini"
     max_bins : int, default=256
 
+    Every level keeps one histogram per node (heap layout, 2^level nodes), so this is a
+    weak learner for shallow trees: a depth whose deepest level and tree arrays would need
+    more than 256 MiB is a ValueError that names the largest depth that fits.
+
     Attributes
     ----------
     tree_feature_ : ndarray of int, heap layout (children of node g are 2g+1, 2g+2); −1 = leaf
@@ -420,6 +424,8 @@ class DecisionTree(_BaseWeak):
     [0, 1, 1, 0]
     """
 
+    _MAX_BYTES = 1 << 28  # split histograms of one level + the tree (see _boost_prepare)
+
     def __init__(self, max_depth: int = 3, criterion: str = "gini", max_bins: int = MAX_BINS):
         self.max_depth = max_depth
         self.criterion = criterion
@@ -432,7 +438,23 @@ class DecisionTree(_BaseWeak):
         if self.criterion not in _CRITERIA:
             raise ValueError(f"criterion must be one of {sorted(_CRITERIA)}; "
                              f"got {self.criterion!r}.")
-        return _binned_context(X, y_idx, classes, self.max_bins, sample_weight)
+        ctx = _binned_context(X, y_idx, classes, self.max_bins, sample_weight)
+        # the deepest split level holds 2^(D−1) node histograms of d × bins × K weights, the
+        # fitted tree three heap arrays of 2^(D+1) − 1 entries
+        per_node = ctx.binned.codes.shape[0] * int(ctx.binned.n_bins.max()) * len(classes) * 8
+
+        def need(depth):
+            return 2 ** (depth - 1) * per_node + 2 ** (depth + 1) * 24
+
+        D = int(self.max_depth)
+        if need(D) > self._MAX_BYTES:
+            ok = max(k for k in range(1, D) if need(k) <= self._MAX_BYTES) \
+                if need(1) <= self._MAX_BYTES else 0
+            raise ValueError(
+                f"max_depth={D} needs {need(D) / 2**20:.3g} MiB of split histograms and tree "
+                f"arrays (over {self._MAX_BYTES >> 20} MiB); DecisionTree is a weak learner for "
+                f"shallow trees: use max_depth <= {ok} here (or fewer max_bins).")
+        return ctx
 
     def _boost_fit(self, ctx, w):
         B: Binned = ctx.binned
