@@ -233,3 +233,17 @@ def test_optimizer_never_builds_the_gradient_tensor(data, kernel, monkeypatch):
     # at the optimum the gradient vanishes in the coordinates not at a bound
     free = np.all(np.abs(gp.kernel_.theta[:, None] - gp.kernel_.bounds) > 1e-6, axis=1)
     assert np.all(np.abs(grad[free]) < 1e-3 * max(1.0, abs(lml)))
+
+
+@pytest.mark.parametrize("normalize_y", [False, True])
+def test_single_column_y_gives_sklearn_shapes(data, normalize_y):
+    X, y, Xt = data
+    Y = y[:, None]  # one target as an (n, 1) column: scikit-learn answers in 1-D
+    ours = GaussianProcessRegressor(RBF(1.0), optimizer=None, normalize_y=normalize_y).fit(X, Y)
+    peer = SkGPR(SkRBF(1.0), optimizer=None, normalize_y=normalize_y).fit(X, Y)
+    for kw in ({}, {"return_std": True}, {"return_cov": True}):
+        a, b = ours.predict(Xt, **kw), peer.predict(Xt, **kw)
+        for u, v in zip(a if kw else [a], b if kw else [b]):
+            assert u.shape == v.shape and _rel(u, v) < 1e-8
+    assert ours.sample_y(Xt, 3).shape == peer.sample_y(Xt, 3).shape == (12, 3)
+    assert ours.alpha_.shape == peer.alpha_.shape == (30, 1)

@@ -340,14 +340,15 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
 
     def _unnormalize(self, mean):
         mean = self._y_train_std * mean + self._y_train_mean
-        if mean.ndim > 1 and mean.shape[1] == 1 and self.y_train_.ndim == 1:
+        # one target, also as an (n, 1) column: 1-D output, as scikit-learn
+        if mean.ndim > 1 and mean.shape[1] == 1:
             mean = mean[:, 0]
         return mean
 
     def _scale_cov(self, cov):
         s2 = np.atleast_1d(self._y_train_std) ** 2
         out = cov[:, :, None] * s2
-        return out[:, :, 0] if out.shape[2] == 1 and self.y_train_.ndim == 1 else out
+        return out[:, :, 0] if out.shape[2] == 1 else out
 
     def _predict_prior(self, X, return_std, return_cov):
         kernel = self._prior_kernel(X.shape[1], fixed=True)
