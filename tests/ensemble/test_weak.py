@@ -284,3 +284,12 @@ def test_float32_X_keeps_the_weights_in_float64():
     assert s.error_ == pytest.approx(brute_force_stump(X.astype(np.float64), y, w)[0],
                                      abs=1e-13)
     assert _weighted_error(s, X, y, w) == pytest.approx(s.error_, abs=1e-13)
+
+
+def test_weak_learner_protocol_is_public_and_built_ins_follow_it():
+    # DESIGN.md's core interface 7: kernelkit.ensemble.WeakLearner, fit(X, y, sample_weight)
+    import kernelkit.ensemble as ens
+
+    assert "WeakLearner" in ens.__all__
+    for cls in (ens.DecisionStump, ens.DecisionTree, ens.LinearThreshold):
+        assert callable(cls.fit) and hasattr(cls, "_boost_fit")

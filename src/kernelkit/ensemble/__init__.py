@@ -14,6 +14,7 @@ _NAMES = {
     "DecisionTree": "weak",
     "LinearThreshold": "weak",
     "FunctionDictionary": "weak",
+    "WeakLearner": "weak",
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, _NAMES)
