@@ -182,7 +182,7 @@ def test_positive_matches_sklearn(data, fit_intercept, weighted):
         s = np.ones(len(y)) if w is None else w
         a = np.broadcast_to(alpha, (2,))
         for j in range(2):
-            resid = Y[:, j] - X @ r.coef_[j] - r.intercept_[j]
+            resid = Y[:, j] - X @ r.coef_[j] - np.broadcast_to(r.intercept_, (2,))[j]
             grad = -2 * X.T @ (s * resid) + 2 * a[j] * r.coef_[j]
             act = r.coef_[j] > 0
             assert np.all(np.abs(grad[act]) < 1e-8) and np.all(grad[~act] > -1e-8)
@@ -209,3 +209,19 @@ def test_float32_stays_float32(data, model):
     assert m.coef_.dtype == np.float32 and m.predict(X.astype(np.float32)).dtype == np.float32
     ref = type(model)(**model.get_params()).fit(X, y)
     assert _rel(m.coef_, ref.coef_) < 1e-5
+
+
+@pytest.mark.parametrize("ours, peer", [(LinearRegression, SkLinearRegression), (Ridge, SkRidge)])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("n_targets", [None, 1, 2])
+def test_fitted_shapes_match_sklearn(data, ours, peer, fit_intercept, n_targets):
+    # incl. scikit-learn's Ridge quirk: an (n, 1) y gives coef_ (d,) and 1-D predictions
+    X, y, _ = data
+    Y = y if n_targets is None else np.c_[[y * (k + 1) for k in range(n_targets)]].T
+    a = ours(fit_intercept=fit_intercept).fit(X, Y)
+    b = peer(fit_intercept=fit_intercept).fit(X, Y)
+    assert a.coef_.shape == b.coef_.shape
+    assert np.shape(a.intercept_) == np.shape(b.intercept_)
+    assert a.predict(X).shape == b.predict(X).shape
+    assert _rel(a.predict(X), b.predict(X)) < 1e-8
+    assert a.predict(X, return_std=True)[1].shape == b.predict(X).shape

@@ -94,6 +94,7 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
     ----------
     coef_ : ndarray of shape (n_features,) or (n_targets, n_features)
     intercept_ : float or ndarray of shape (n_targets,)
+        0.0 without ``fit_intercept`` (as scikit-learn).
     noise_variance_ : float or ndarray of shape (n_targets,)
         MLE sigma^2 = RSS / n (weighted: sum w r^2 / sum w).
     log_likelihood_ : float
@@ -112,6 +113,8 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
     >>> round(float(model.coef_[0]), 2), round(float(model.intercept_), 2)
     (1.98, 1.03)
     """
+
+    _ravel_column = False  # Ridge: True (scikit-learn's shapes for an (n, 1) y)
 
     def __init__(self, *, fit_intercept: bool = True, copy_X: bool = True, tol: float = 1e-6,
                  n_jobs: int | None = None, positive: bool = False):
@@ -165,10 +168,12 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self._s = s[keep]
         ravel = y.ndim == 1
         coef, intercept = coef.astype(dtype), intercept.astype(dtype)
-        self.coef_ = coef[:, 0] if ravel else coef.T
+        # scikit-learn's Ridge: an (n, 1) y gives coef_ (d,), intercept_ (1,) or 0.0
+        column = self._ravel_column and y.ndim == 2 and y.shape[1] == 1
+        self.coef_ = coef[:, 0] if ravel or column else coef.T
         self.intercept_ = float(intercept[0]) if ravel else intercept
         if not self.fit_intercept:
-            self.intercept_ = 0.0 if ravel else np.zeros(Y.shape[1], dtype=dtype)
+            self.intercept_ = 0.0  # as scikit-learn, for any number of targets
         return self
 
     def _set_likelihood(self, rss, coef, alpha, w_sum):

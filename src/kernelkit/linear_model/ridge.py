@@ -73,6 +73,8 @@ default="auto"
     1.65
     """
 
+    _ravel_column = True
+
     def __init__(self, alpha=1.0, *, fit_intercept: bool = True, copy_X: bool = True,
                  max_iter: int | None = None, tol: float = 1e-4, solver: str = "auto",
                  positive: bool = False, random_state=None):
