@@ -247,3 +247,17 @@ def test_single_column_y_gives_sklearn_shapes(data, normalize_y):
             assert u.shape == v.shape and _rel(u, v) < 1e-8
     assert ours.sample_y(Xt, 3).shape == peer.sample_y(Xt, 3).shape == (12, 3)
     assert ours.alpha_.shape == peer.alpha_.shape == (30, 1)
+
+
+def test_sklearn_kernel_attributes_readable_from_kernel_(data):
+    # drop-in: a scikit-learn kernel's fitted parts read as in scikit-learn
+    X, y, _ = data
+    _, sk_k = _pair(ard=False)
+    ours = GaussianProcessRegressor(sk_k).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        peer = SkGPR(sk_k).fit(X, y)
+    assert ours.kernel_.k2.noise_level == pytest.approx(peer.kernel_.k2.noise_level, rel=1e-5)
+    assert ours.kernel_.k1.k2.length_scale == pytest.approx(
+        peer.kernel_.k1.k2.length_scale, rel=1e-5)
+    assert not hasattr(ours.kernel_, "no_such_attribute")

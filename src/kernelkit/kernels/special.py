@@ -224,6 +224,13 @@ class SklearnKernel(Kernel):
     def __init__(self, kernel=None):
         self.kernel = kernel
 
+    def __getattr__(self, name):
+        # the wrapped kernel's own attributes (k1, k2, length_scale, noise_level, ...), so
+        # that a fitted estimator's kernel_ reads as the scikit-learn kernel it came from
+        if name.startswith("_") or name == "kernel" or "kernel" not in self.__dict__:
+            raise AttributeError(name)
+        return getattr(self.__dict__["kernel"], name)
+
     @property
     def hyperparameters(self):
         from .base import Hyperparameter
