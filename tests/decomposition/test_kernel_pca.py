@@ -186,6 +186,11 @@ def test_non_psd_kernel_warns_and_drops_negative_eigenvalues():
     n_pos = int(np.sum(np.linalg.eigvalsh(ref.centering_matrix(80) @ K @
                                           ref.centering_matrix(80)) > 1e-8))
     assert kpca.eigenvalues_.shape == (n_pos,)
+    # negative definite: every component dropped (the null vector's round-off mu ~ 1e-15
+    # is not a component), with the warning
+    with pytest.warns(PositiveSpectrumWarning, match="not positive semi-definite"):
+        neg = KernelPCA(kernel="precomputed").fit(-rbf_kernel(X[:30], gamma=0.3))
+    assert neg.eigenvalues_.shape == (0,)
     # sigmoid kernel: scikit-learn raises here, we warn and keep the PSD part
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PositiveSpectrumWarning)
@@ -201,7 +206,7 @@ def test_centring_in_place_memory(solver, kernel):
     X, _ = _data(n=1000, d=5)
     kpca = KernelPCA(n_components=5, kernel=kernel, gamma=0.3, eigen_solver=solver,
                      random_state=0)
-    kpca.fit(X[:50])  # compile numba outside the measurement
+    kpca.fit(X[:300])  # compile numba (every tile layout) outside the measurement
     tracemalloc.start()
     try:
         kpca.fit(X)

@@ -418,7 +418,10 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
                 PositiveSpectrumWarning, stacklevel=3,
             )
         w[(w < 0) & ~neg] = 0.0  # round-off
-        w[(w > 0) & (w < eps_small * max(top, 0.0))] = 0.0  # numerically zero
+        # numerically zero: round-off is relative to ||K~||_2 = max |mu| (on a negative
+        # definite K~ the null vector's mu = 1e-15 is not a component)
+        scale = float(np.abs(w).max()) if w.size else 0.0
+        w[(w > 0) & (w < eps_small * scale)] = 0.0
         keep = ~neg
         if self.remove_zero_eig or self.n_components is None:
             keep &= w > 0
