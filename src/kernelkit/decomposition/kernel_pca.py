@@ -164,7 +164,9 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     ----------
     n_components : int, default=None
         Number of components; ``None`` keeps every non-zero component. Larger than the
-        number of training samples is an error.
+        number of training samples is an error. Components with a negative eigenvalue (a
+        kernel whose centred matrix is not PSD) are dropped with a
+        ``PositiveSpectrumWarning``, so fewer may be kept.
     kernel : str, callable, kernelkit or scikit-learn GP kernel, default="linear"
         ``"linear"``, ``"poly"``, ``"rbf"``, ``"sigmoid"``, ``"cosine"``, ``"laplacian"``,
         ``"precomputed"``, a kernelkit :class:`~kernelkit.kernels.Kernel`, ...
