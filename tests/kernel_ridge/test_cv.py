@@ -102,3 +102,21 @@ def test_not_psd_kernel_and_alphas_shape(data):
     # a PSD kernel with eigenvalues at rounding level (rank 3): accepted
     m = KernelRidgeCV(kernel="linear").fit(X, y)
     assert np.all(np.isfinite(m.cv_values_))
+
+
+def test_loo_fit_peak_memory_is_k_q_and_lapack_workspace_only():
+    # K is handed to syevd in Fortran order and overwritten: K + Q + syevd's 2 n^2 workspace,
+    # no extra copy of K (which would make it 4 n x n)
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    n = 600
+    X, y = rng.standard_normal((n, 3)), rng.standard_normal(n)
+    KernelRidgeCV(alphas=[0.1, 1.0], kernel="rbf").fit(X[:50], y[:50])  # warm-up
+    tracemalloc.start()
+    try:
+        KernelRidgeCV(alphas=[0.1, 1.0], kernel="rbf").fit(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3.5 * n * n * 8

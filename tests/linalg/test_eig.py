@@ -90,3 +90,24 @@ def test_float32_stays_float32():
                     random_state=0)
     assert V.dtype == np.float32
     np.testing.assert_allclose(w, np.linalg.eigvalsh(A)[::-1][:3], rtol=1e-4)
+
+
+@pytest.mark.parametrize("k", [5, 400])
+def test_dense_overwrite_a_needs_no_copy_of_a_c_ordered_matrix(k):
+    # overwrite_a with a C-ordered symmetric A: LAPACK gets A.T (Fortran order, the same
+    # matrix) and works in place instead of on a copy
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    n = 400
+    A = np.cov(rng.standard_normal((n, n)))
+    w_ref = np.linalg.eigvalsh(A)[::-1][:k]
+    tracemalloc.start()
+    try:
+        w, V = top_eigh(A, k, method="dense", overwrite_a=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_allclose(w, w_ref, rtol=1e-10, atol=1e-12)
+    base = n * k * 8 + (2 * n * n * 8 if k == n else 0)  # V (+ syevd's workspace)
+    assert peak < base + 0.5 * n * n * 8

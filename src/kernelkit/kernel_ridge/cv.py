@@ -40,7 +40,9 @@ def _eigh_kernel(kernel, X):
     Raises a ValueError (:class:`~kernelkit.exceptions.NumericalError`) when K has a
     negative eigenvalue beyond rounding (10 n eps max|lam|): the kernel is not PSD.
     """
-    K = kernel(X)
+    K = kernel(X)  # a fresh matrix (a copy for a precomputed kernel): ours to overwrite
+    if K.flags.c_contiguous and not K.flags.f_contiguous:
+        K = K.T  # the same symmetric matrix in Fortran order: LAPACK overwrites, no copy
     lam, Q = scipy.linalg.eigh(K, overwrite_a=True, check_finite=False, driver="evd")
     del K
     top = float(np.max(np.abs(lam))) if lam.size else 0.0

@@ -107,6 +107,8 @@ def top_eigh(
         # BLAS-2, and below ~1000 rows thread synchronization costs more than it gains
         # (on a busy machine 10-50x more)
         threads = 1 if n <= _SERIAL_DENSE_N else None
+        if overwrite_a and A.flags.c_contiguous and not A.flags.f_contiguous:
+            A = A.T  # the same symmetric matrix in Fortran order: LAPACK overwrites, no copy
         with _controller().limit(limits=threads, user_api="blas"):
             if n_components == n:
                 # every eigenpair: divide and conquer (syevd)
