@@ -60,6 +60,11 @@ def files(tmp_path_factory):
               "--param", "kernel=RBF(length_scale=1.5)", "--out", d / "krr.kkm")
     assert proc.returncode == 0, proc.stderr
     assert "fitted KernelRidge on 60 rows x 3 features" in proc.stdout
+    train = df.iloc[:60]
+    ada = kernelkit.AdaBoost(n_estimators=5).fit(train[["x1", "x2", "x3"]].to_numpy(),
+                                                 train["label"].to_numpy())
+    kernelkit.save(ada, d / "ada.kkm", metadata={"features": ["x1", "x2", "x3"],
+                                                 "target": "label"})
     return d
 
 
@@ -263,6 +268,12 @@ XYZ = ("--target", "y", "--features", "x1,x2,x3")
         (("evaluate", "--model", "{d}/krr.kkm", "--data", "{d}/test.parquet", "--target",
           "z"), ["column 'z' is not in"]),
         (("demo", "--only", "nosuch", "--out", "{out}"), ["unknown demo section 'nosuch'"]),
+        (("fit", "KernelRidge", "--data", "{d}/train.csv", "--target", "y", "--features",
+          "x1,x2,x3", "--out", "{tmp}"), ["it is a folder"]),
+        (("predict", "--model", "{d}/krr.kkm", "--data", "{d}/test.parquet", "--out",
+          "{d}"), ["it is a folder"]),
+        (("evaluate", "--model", "{d}/ada.kkm", "--data", "{d}/test.parquet", "--target",
+          "y"), ["target column 'y'", "none of the labels", "no, yes"]),
     ],
     ids=lambda v: "-".join(map(str, v))[:60] if isinstance(v, tuple) else None,
 )
@@ -316,3 +327,27 @@ def test_parameter_parsing_against_defaults():
             parse_params(KernelRidge, [bad])
     with pytest.raises(CLIError, match="given twice"):
         parse_params(KernelRidge, ["alpha=1", "alpha=2"])
+    with pytest.raises(CLIError, match="'random_state' of KernelRidge expects an integer"):
+        parse_params(KernelRidge, ["random_state=abc"])
+    assert parse_params(KernelRidge, ["random_state=3"]) == {"random_state": 3}
+    with pytest.raises(CLIError, match="'kernel_params' of KernelRidge expects a dict"):
+        parse_params(KernelRidge, ["kernel_params=3"])
+    assert parse_params(KernelRidge, ["kernel_params={'gamma': 0.5}"]) == {
+        "kernel_params": {"gamma": 0.5}}
+    assert parse_params(KernelRidge, ["alpha=inf"]) == {"alpha": float("inf")}
+
+
+def test_list_of_estimator_specs():
+    """MajorityVote(estimators=[...]) can be given on the command line."""
+    from kernelkit.cli import CLIError, parse_params
+
+    if "MajorityVote" not in kernelkit.__all__:
+        pytest.skip("MajorityVote is not built")
+    MV = kernelkit.MajorityVote
+    p = parse_params(MV, ["estimators=[KernelPerceptron(), AdaBoost(n_estimators=10)]"])
+    assert [type(e).__name__ for e in p["estimators"]] == ["KernelPerceptron", "AdaBoost"]
+    assert p["estimators"][1].n_estimators == 10
+    p = parse_params(MV, ["estimators=[('p', KernelPerceptron()), ('a', AdaBoost())]"])
+    assert p["estimators"][0][0] == "p" and type(p["estimators"][1][1]).__name__ == "AdaBoost"
+    with pytest.raises(CLIError, match="unknown class 'Foo'"):
+        parse_params(MV, ["estimators=[Foo()]"])

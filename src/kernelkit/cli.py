@@ -216,6 +216,8 @@ def _literal(text: str) -> Any:
 
     if text.lower() in ("none", "null"):
         return None
+    if text.lower() in ("inf", "+inf", "-inf", "nan", "infinity", "-infinity"):
+        return float(text)
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
@@ -253,6 +255,19 @@ def convert_param(cls: type, name: str, text: str) -> Any:
             raise CLIError(f"parameter {name!r} of {cls.__name__} expects {kind}; got {text!r}")
         return value
     value = _literal(text)
+    if value is text and text[:1] in "[(" and re.search(r"[A-Z]\w*\s*\(", text):
+        # a list or tuple of specs, e.g. estimators=[KernelPerceptron(), AdaBoost()]
+        try:
+            return parse_spec(text, _spec_namespace())
+        except ValueError as exc:
+            raise CLIError(f"parameter {name!r}: {exc}") from None
+    if name == "random_state" and not (value is None or (isinstance(value, int)
+                                                          and not isinstance(value, bool))):
+        raise CLIError(f"parameter 'random_state' of {cls.__name__} expects an integer or "
+                       f"None; got {text!r}")
+    if name.endswith("_params") and not (value is None or isinstance(value, dict)):
+        raise CLIError(f"parameter {name!r} of {cls.__name__} expects a dict such as "
+                       f"\"{{'gamma': 0.5}}\" or None; got {text!r}")
     if value is None or default is empty or default is None:
         return value
     if kind == "an integer":
@@ -330,6 +345,9 @@ def cmd_fit(args) -> int:
     model_name(args.model)
     out = Path(args.out)
     _suffix_model(out)
+    if out.is_dir():
+        raise CLIError(f"cannot write {args.out}: it is a folder; give a file name such as "
+                       f"{out / 'model.kkm'}")
     if not out.parent.is_dir():
         raise CLIError(f"cannot write {args.out}: folder {out.parent} does not exist")
     # data first (cheap: no estimator imported yet), then the model and its parameters
@@ -427,6 +445,8 @@ def cmd_predict(args) -> int:
     pd = _pandas()
     if args.out is not None:
         out = Path(args.out)
+        if out.is_dir():
+            raise CLIError(f"cannot write {args.out}: it is a folder")
         _suffix(out, "output file")
         if not out.parent.is_dir():
             raise CLIError(f"cannot write {args.out}: folder {out.parent} does not exist")
@@ -481,6 +501,7 @@ def cmd_evaluate(args) -> int:
     if kind == "transformer":
         raise CLIError(f"{name} is a transformer: there is nothing to evaluate against a target")
     y = _target(ycol, args.target, args.data, kind)
+    _check_labels(model, kind, y, args.target, args.data)
     try:
         pred = np.asarray(model.predict(X))
     except Exception as exc:  # noqa: BLE001
@@ -499,6 +520,29 @@ def cmd_evaluate(args) -> int:
     for key, value in lines:
         print(f"{key}: {value:.6g}" if isinstance(value, float) else f"{key}: {value}")
     return 0
+
+
+def _check_labels(model, kind: str, y, name: str, path: str) -> None:
+    """Refuse a target column that shares no label with the model (accuracy would be 0
+    for a reason that is not the model's)."""
+    import numpy as np
+
+    if kind == "outlier detector":
+        labels = np.array([-1, 1])
+    elif kind == "classifier" and getattr(model, "classes_", None) is not None:
+        labels = np.asarray(model.classes_)
+    else:
+        return
+    if y.dtype.kind == "f" and labels.dtype.kind in "iub" and np.all(y == np.round(y)):
+        y = y.astype(np.int64)  # numbers read as floats (1.0) match integer labels (1)
+    seen = np.unique(y.astype(str))
+    known = np.unique(labels.astype(str))
+    if not np.isin(seen, known).any():
+        shown = ", ".join(map(str, known[:10])) + (", ..." if len(known) > 10 else "")
+        raise CLIError(
+            f"target column {name!r} in {path} has none of the labels the model predicts "
+            f"({shown}); choose the column the model was trained on"
+        )
 
 
 def _describe(value: Any) -> str:
