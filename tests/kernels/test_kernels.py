@@ -38,6 +38,7 @@ KERNELS = {
     "laplacian": lambda: Laplacian(1.3),
     "laplacian_ard": lambda: Laplacian([0.5, 1.0, 2.0]),
     "matern05": lambda: Matern(0.9, nu=0.5),
+    "matern05_ard": lambda: Matern([0.7, 1.1, 1.9], nu=0.5),
     "matern15": lambda: Matern(0.9, nu=1.5),
     "matern25": lambda: Matern(0.9, nu=2.5),
     "matern25_ard": lambda: Matern([0.7, 1.1, 1.9], nu=2.5),
@@ -284,3 +285,72 @@ def test_white_and_constant_semantics():
     np.testing.assert_array_equal(White(0.5)(X, Y), np.zeros((3, 2)))
     np.testing.assert_array_equal(Constant(2.0)(X, Y), np.full((3, 2), 2.0))
     assert Pairwise("cosine").diag(np.array([[1.0, 2.0]]))[0] == pytest.approx(1.0)
+
+
+def test_matern_positional_signature_is_length_scale_then_nu():
+    # Matern(length_scale, nu) as the issue / DESIGN pin it (bounds by keyword)
+    X = np.random.default_rng(9).normal(size=(8, 2))
+    for nu in (0.5, 1.5, 2.5):
+        np.testing.assert_allclose(Matern(0.8, nu)(X), skk.Matern(0.8, nu=nu)(X), rtol=1e-12)
+        assert Matern(0.8, nu).nu == nu
+    k = Matern(0.8, 2.5, (1e-2, 1e2))
+    np.testing.assert_allclose(k.bounds, np.log([[1e-2, 1e2]]))
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: RBF(0.0), "length_scale must be positive"),
+        (lambda: RBF([1.0, -1.0, 2.0]), "length_scale must be positive"),
+        (lambda: Laplacian(-2.0), "length_scale must be positive"),
+        (lambda: Matern(np.nan, nu=1.5), "length_scale must be positive"),
+        (lambda: RationalQuadratic(0.0, 1.0), "length_scale must be positive"),
+        (lambda: RationalQuadratic(1.0, 0.0), "alpha must be positive"),
+        (lambda: ExpSineSquared(0.0, 1.0), "length_scale must be positive"),
+        (lambda: ExpSineSquared(1.0, 0.0), "periodicity must be positive"),
+    ],
+)
+def test_non_positive_hyperparameters_are_clear_errors(make, match):
+    # a zero or negative scale gave NaN / a growing "kernel" / ZeroDivisionError before
+    X = np.random.default_rng(10).normal(size=(5, 3))
+    with pytest.raises(ValueError, match=match):
+        make()(X)
+
+
+@pytest.mark.parametrize("bounds", [3.0, "fix", (1e2, 1e-2), (0.0, 1.0), [(1, 2)] * 2])
+def test_malformed_bounds_are_clear_errors(bounds):
+    k = RBF([1.0, 2.0, 3.0], length_scale_bounds=bounds)
+    with pytest.raises(ValueError, match="length_scale_bounds must be"):
+        k.bounds  # noqa: B018
+    # per-element bounds of an ARD length scale are accepted
+    k = RBF([1.0, 2.0], length_scale_bounds=[(1e-2, 1e2), (1e-3, 1e3)])
+    np.testing.assert_allclose(np.exp(k.bounds), [[1e-2, 1e2], [1e-3, 1e3]])
+
+
+@pytest.mark.parametrize("name", ["linear", "poly", "rbf", "laplacian", "matern25", "rq",
+                                  "periodic", "sum", "scale", "product"])
+def test_different_feature_counts_are_a_clear_error(name):
+    # (was a raw BLAS error, or a silent answer from the first columns for the Laplacian)
+    rng = np.random.default_rng(11)
+    k = KERNELS[name]()
+    with pytest.raises(ValueError, match="3 features but Y has 4"):
+        k(rng.normal(size=(5, 3)), rng.normal(size=(2, 4)))
+
+
+def test_precomputed_cross_block_and_complex_input():
+    K = np.random.default_rng(12).normal(size=(3, 5))  # K(X_test, X_train)
+    np.testing.assert_array_equal(Precomputed()(K, np.eye(5)), K)
+    with pytest.raises(ValueError, match="real"):
+        RBF()(np.ones((3, 2)) + 1j)
+
+
+def test_feature_map_keeps_float32():
+    X = np.random.default_rng(13).normal(size=(6, 2)).astype(np.float32)
+    k = FeatureMap(lambda A: np.hstack([A, A**2]))
+    assert k(X).dtype == np.float32
+    np.testing.assert_allclose(k(X), k(X.astype(np.float64)), rtol=1e-5, atol=1e-5)
+
+
+def test_resolver_rejects_non_numeric_gamma():
+    with pytest.raises(ValueError, match="gamma must be positive"):
+        resolve_kernel("rbf", gamma="scale", n_features=3)

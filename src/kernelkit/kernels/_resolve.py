@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from .base import Kernel
@@ -58,8 +60,9 @@ def resolve_kernel(
             if n_features is None:
                 raise ValueError(f"gamma=None for kernel {kernel!r} needs n_features.")
             gamma = 1.0 / n_features
-        if gamma is not None and gamma <= 0:
-            raise ValueError(f"gamma must be positive; got {gamma}.")
+        if gamma is not None and (isinstance(gamma, bool) or not isinstance(gamma, numbers.Real)
+                                  or not gamma > 0):
+            raise ValueError(f"gamma must be positive (a number, or None); got {gamma!r}.")
         if name == "linear":
             return Linear()
         if name in ("poly", "polynomial"):

@@ -46,6 +46,11 @@ class Hyperparameter(NamedTuple):
 def _as_float_array(X):
     """Validate a kernel input: 2-D, numeric, float32 kept, everything else float64."""
     X = np.asarray(X)
+    if np.iscomplexobj(X):
+        raise ValueError(
+            "Kernel input must be real; got complex values. Pass the real part (X.real) "
+            "or split real and imaginary parts into separate features."
+        )
     if X.ndim != 2:
         raise ValueError(
             f"Kernel input must be 2-D (n_samples, n_features); got shape {X.shape}. "
@@ -84,6 +89,8 @@ class Kernel(BaseEstimator):
         """
         X = self._check_input(X)
         Y = None if Y is None else self._check_input(Y)
+        if Y is not None:
+            self._check_pair(X, Y)
         K = self._compute(X, Y)
         if not eval_gradient:
             return K
@@ -97,6 +104,16 @@ class Kernel(BaseEstimator):
 
     def _check_input(self, X):
         return _as_float_array(X)
+
+    def _check_pair(self, X, Y) -> None:
+        """Raise if ``X`` and ``Y`` (already checked inputs) have different feature counts."""
+        if (self.requires_vector_input and isinstance(X, np.ndarray)
+                and isinstance(Y, np.ndarray) and X.ndim == 2 and Y.ndim == 2
+                and X.shape[1] != Y.shape[1]):
+            raise ValueError(
+                f"X has {X.shape[1]} features but Y has {Y.shape[1]}; a kernel compares "
+                "points with the same number of features."
+            )
 
     def _compute(self, X, Y):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -122,11 +139,22 @@ class Kernel(BaseEstimator):
         for name in self._hyperparameters:
             value = np.atleast_1d(np.asarray(params[name], dtype=float))
             bounds = params.get(name + "_bounds", "fixed")
+            if isinstance(bounds, str) and bounds != "fixed":
+                raise ValueError(
+                    f"{name}_bounds must be 'fixed' or a (low, high) pair; got {bounds!r}."
+                )
             fixed = isinstance(bounds, str) or bool(np.any(value <= 0))
             if isinstance(bounds, str):
                 b = np.tile([value.min(), value.max()], (value.size, 1))
             else:
                 b = np.atleast_2d(np.asarray(bounds, dtype=float))
+                if (b.ndim != 2 or b.shape[1] != 2 or b.shape[0] not in (1, value.size)
+                        or not np.all((b[:, 0] > 0) & (b[:, 0] <= b[:, 1]))):
+                    raise ValueError(
+                        f"{name}_bounds must be 'fixed' or a (low, high) pair with "
+                        f"0 < low <= high (or one pair per element of an array {name}); "
+                        f"got {bounds!r}."
+                    )
                 if b.shape[0] == 1 and value.size > 1:
                     b = np.tile(b, (value.size, 1))
             out.append(Hyperparameter(name, b, value.size, fixed))

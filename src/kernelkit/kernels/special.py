@@ -123,6 +123,9 @@ class Precomputed(Kernel):
     def __init__(self):
         pass
 
+    def _check_pair(self, X, Y):
+        pass  # X is itself the (n_test, n_train) block; Y carries no features to compare
+
     def _compute(self, X, Y):
         if Y is None and X.shape[0] != X.shape[1]:
             raise ValueError(
@@ -155,11 +158,16 @@ class FeatureMap(Kernel):
         self.func = func
 
     def features(self, X) -> np.ndarray:
-        """Evaluate the feature map as a 2-D float array."""
+        """Evaluate the feature map as a 2-D float array (float32 stays float32)."""
         if not callable(self.func):
             raise ValueError(f"FeatureMap func must be callable; got {self.func!r}.")
-        P = np.asarray(self.func(X), dtype=float)
+        P = np.asarray(self.func(X))
+        if P.dtype != np.float32:
+            P = P.astype(np.float64, copy=False)
         return P.reshape(len(P), -1)
+
+    def _check_pair(self, X, Y):
+        pass  # the feature map decides what it accepts; phi(X) and phi(Y) are compared
 
     def _compute(self, X, Y):
         P = self.features(X)

@@ -14,6 +14,12 @@ from .base import Kernel
 __all__ = ["RBF", "Laplacian", "Matern", "RationalQuadratic", "ExpSineSquared"]
 
 
+def _check_positive_param(value, name: str) -> None:
+    """A length scale / alpha / periodicity must be > 0 (each entry of an ARD array)."""
+    if not np.all(np.asarray(value) > 0):  # also rejects NaN
+        raise ValueError(f"{name} must be positive; got {value!r}.")
+
+
 class _LengthScaleKernel(Kernel):
     """Shared handling of a scalar or ARD ``length_scale``."""
 
@@ -25,6 +31,7 @@ class _LengthScaleKernel(Kernel):
         return np.ndim(self.length_scale) > 0 and np.size(self.length_scale) > 1
 
     def _scaled(self, X):
+        _check_positive_param(self.length_scale, "length_scale")
         ls = np.asarray(self.length_scale, dtype=X.dtype)
         if ls.ndim > 0 and ls.size not in (1, X.shape[1]):
             raise ValueError(
@@ -170,6 +177,15 @@ class Matern(_LengthScaleKernel):
     With r = ||x - y|| / l:  nu=0.5: exp(-r);  nu=1.5: (1 + sqrt3 r) exp(-sqrt3 r);
     nu=2.5: (1 + sqrt5 r + 5 r^2 / 3) exp(-sqrt5 r).
 
+    Parameters
+    ----------
+    length_scale : float or array of shape (n_features,), default=1.0
+        An array gives automatic relevance determination (one scale per feature).
+    nu : {0.5, 1.5, 2.5}, default=1.5
+        Smoothness; the second positional argument, ``Matern(length_scale, nu)``
+        (scikit-learn's Matern takes ``length_scale_bounds`` second: pass it by keyword).
+    length_scale_bounds : pair of float or "fixed", default=(1e-5, 1e5)
+
     Examples
     --------
     >>> import numpy as np
@@ -181,13 +197,13 @@ class Matern(_LengthScaleKernel):
 
     _hyperparameters = ("length_scale",)
 
-    def __init__(self, length_scale=1.0, length_scale_bounds=(1e-5, 1e5), nu=1.5):
+    def __init__(self, length_scale=1.0, nu=1.5, length_scale_bounds=(1e-5, 1e5)):
         self.length_scale = length_scale
-        self.length_scale_bounds = length_scale_bounds
         self.nu = nu
+        self.length_scale_bounds = length_scale_bounds
 
     def _nu2(self):
-        if self.nu not in (0.5, 1.5, 2.5):
+        if isinstance(self.nu, bool) or self.nu not in (0.5, 1.5, 2.5):
             raise ValueError(f"Matern nu must be 0.5, 1.5 or 2.5; got {self.nu!r}.")
         return int(round(2 * self.nu))
 
@@ -258,6 +274,7 @@ class RationalQuadratic(_LengthScaleKernel):
     def _compute(self, X, Y):
         if self.anisotropic:
             raise ValueError("RationalQuadratic supports a scalar length_scale only.")
+        _check_positive_param(self.alpha, "alpha")
         D = self._sqdist_scaled(X, Y)
         D /= 2.0 * self.alpha
         D += 1.0
@@ -269,6 +286,7 @@ class RationalQuadratic(_LengthScaleKernel):
         return np.ones(X.shape[0], dtype=X.dtype)
 
     def _gradient(self, X, K, name):
+        _check_positive_param(self.alpha, "alpha")
         u = self._sqdist_scaled(X, None)
         u /= 2.0 * self.alpha  # u = d^2 / (2 alpha l^2)
         if name == "length_scale":
@@ -311,6 +329,8 @@ class ExpSineSquared(_LengthScaleKernel):
     def _arg(self, X, Y):
         if self.anisotropic:
             raise ValueError("ExpSineSquared supports a scalar length_scale only.")
+        _check_positive_param(self.length_scale, "length_scale")
+        _check_positive_param(self.periodicity, "periodicity")
         d = np.sqrt(dist.sq_euclidean(X, Y))
         d *= np.pi / self.periodicity
         return d
