@@ -114,3 +114,41 @@ def test_min_pivot_rejects_a_rounding_pivot():
         L, jitter = jitter_cholesky(K.copy(), min_pivot=len(K) * np.finfo(float).eps)
     assert jitter > 0
     np.testing.assert_allclose(L @ L.T, K + jitter * np.eye(len(K)), atol=1e-12)
+
+
+def test_non_finite_or_complex_matrix_is_a_clear_error():
+    # NaN off the diagonal: OpenBLAS's potrf accepts it and returned a NaN factor silently
+    A = np.array([[2.0, np.nan, 0.0], [np.nan, 2.0, 0.0], [0.0, 0.0, 2.0]])
+    with pytest.raises(NumericalError, match="non-finite"):
+        jitter_cholesky(A)
+    with pytest.raises(ValueError, match="real"):
+        jitter_cholesky(np.eye(2) + 0j)
+
+
+def test_pcg_takes_any_operator():
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import aslinearoperator
+
+    from kernelkit.kernels import White
+    from kernelkit.linalg import KernelOperator
+
+    X = np.random.default_rng(6).normal(size=(70, 2))
+    k = RBF(0.8) + White(0.5)
+    A = k(X)
+    b = np.random.default_rng(7).normal(size=70)
+    x = np.linalg.solve(A, b)
+    for op in (A, KernelOperator(k, X, working_memory=0.005), aslinearoperator(A),
+               sp.csr_matrix(A), lambda v: A @ v):
+        res = pcg(op, b, tol=1e-12)
+        assert res.converged
+        np.testing.assert_allclose(res.coef, x, rtol=1e-8, atol=1e-10)
+    # a Jacobi preconditioner given as a sparse matrix / operator
+    res = pcg(A, b, M=sp.diags(1 / np.diagonal(A)), tol=1e-12)
+    np.testing.assert_allclose(res.coef, x, rtol=1e-8, atol=1e-10)
+
+
+def test_pcg_bad_input():
+    with pytest.raises(ValueError, match="non-finite"):
+        pcg(np.eye(3), np.array([1.0, np.nan, 1.0]))
+    with pytest.raises(ValueError, match="x0 has 2 entries"):
+        pcg(np.eye(3), np.ones(3), x0=np.ones(2))

@@ -74,3 +74,23 @@ def test_float32_operator():
     op = KernelOperator(RBF(), X)
     out = op @ np.ones(50, dtype=np.float32)
     assert out.dtype == np.float32
+
+
+def test_left_products_and_feature_mismatch():
+    rng = np.random.default_rng(4)
+    X, Y = rng.normal(size=(60, 3)), rng.normal(size=(25, 3))
+    op = KernelOperator(RBF(0.9), X, Y, working_memory=0.005)
+    K = RBF(0.9)(X, Y)
+    U = rng.normal(size=(2, 60))
+    np.testing.assert_allclose(U @ op, U @ K, rtol=1e-10, atol=1e-12)  # (K^T U^T)^T
+    np.testing.assert_allclose(U[0] @ op, U[0] @ K, rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="3 features but Y has 2"):
+        KernelOperator(RBF(), X, Y[:, :2])
+
+
+def test_top_eigh_dense_accepts_a_kernel_operator():
+    from kernelkit.linalg import top_eigh
+
+    X = np.random.default_rng(5).normal(size=(80, 2))
+    w, _ = top_eigh(KernelOperator(RBF(), X), 3, "dense")
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(RBF()(X))[::-1][:3], rtol=1e-10)

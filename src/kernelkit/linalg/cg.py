@@ -74,6 +74,10 @@ def pcg(
     b = np.asarray(b)
     vector = b.ndim == 1
     B = b[:, None] if vector else b
+    if not np.all(np.isfinite(B)):
+        raise ValueError("pcg: the right-hand side b has non-finite entries (NaN or inf).")
+    if x0 is not None and np.size(x0) != B.size:
+        raise ValueError(f"pcg: x0 has {np.size(x0)} entries but b has shape {b.shape}.")
     n = B.shape[0]
     max_iter = 10 * n if max_iter is None else int(max_iter)
     X = np.zeros_like(B, dtype=np.result_type(B, np.float32)) if x0 is None else (

@@ -85,6 +85,8 @@ def jitter_cholesky(
     A = np.asarray(A)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise ValueError(f"{what} must be square; got shape {A.shape}.")
+    if np.iscomplexobj(A):
+        raise ValueError(f"{what} must be real; got complex values.")
     if not np.all(np.isfinite(np.diagonal(A))):
         raise ValueError(f"{what} has non-finite entries on its diagonal.")
     if A.dtype not in (np.float32, np.float64):
@@ -114,6 +116,12 @@ def jitter_cholesky(
         if info == 0 and min_pivot > 0 and n and k < len(jitters) - 1 \
                 and float(np.min(np.diagonal(L))) ** 2 <= min_pivot * scale:
             continue  # singular up to rounding: a pivot of rounding error, try jitter
+        if info == 0 and n and not np.isfinite(np.diagonal(L)).all():
+            # a NaN / inf below the diagonal reaches a later pivot (some LAPACKs accept it)
+            raise NumericalError(
+                f"The {what} has non-finite entries (NaN or inf): check the input data "
+                "and the kernel hyperparameters."
+            )
         if info == 0:
             if jitter > 0:
                 warnings.warn(

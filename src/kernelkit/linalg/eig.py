@@ -102,6 +102,14 @@ def top_eigh(
     if method == "auto":
         method = "randomized" if (n > 2000 and n_components < n / 10) else "dense"
     iters = 1
+    if method == "dense" and not isinstance(A, np.ndarray):
+        # an operator (e.g. KernelOperator): the dense solver needs the matrix itself
+        if not hasattr(A, "to_dense"):
+            raise ValueError(
+                "method='dense' needs an array or an operator with to_dense(); use "
+                "'randomized', 'lobpcg' or 'arpack' for a product-only operator."
+            )
+        A, overwrite_a = np.asarray(A.to_dense()), True
     if method == "dense":
         # small matrices on one BLAS thread: the reduction to tridiagonal form is mostly
         # BLAS-2, and below ~1000 rows thread synchronization costs more than it gains

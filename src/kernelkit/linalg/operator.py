@@ -84,6 +84,8 @@ class KernelOperator:
     client (see :mod:`kernelkit.large_scale._dask`); ``Y`` then stays in memory.
     """
 
+    __array_ufunc__ = None  # ``ndarray @ op`` defers to __rmatmul__
+
     def __new__(cls, kernel=None, X=None, Y=None, working_memory=None):
         if cls is KernelOperator and _is_dask_array(X):
             from ..large_scale._dask import DaskKernelOperator  # dask only when used
@@ -96,6 +98,8 @@ class KernelOperator:
         self.X = self.kernel._check_input(X)
         self.symmetric = Y is None
         self.Y = self.X if Y is None else self.kernel._check_input(Y)
+        if Y is not None:
+            self.kernel._check_pair(self.X, self.Y)
         self.working_memory = working_memory
 
     # ---------------------------------------------------------------- basics
@@ -191,6 +195,11 @@ class KernelOperator:
         return out
 
     __matmul__ = matmul
+
+    def __rmatmul__(self, U) -> np.ndarray:
+        """``U @ K`` for U of shape (n,) or (k, n): ``(K^T U^T)^T``, blockwise."""
+        U = np.asarray(U)
+        return self.t_matmul(U) if U.ndim == 1 else self.t_matmul(U.T).T
 
     def t_matmul(self, U) -> np.ndarray:
         """``K.T @ U`` for U of shape (n,) or (n, k), accumulated over row blocks."""
