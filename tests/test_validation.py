@@ -1,0 +1,58 @@
+"""kernelkit._validation: the shared parameter checks and the estimator kernel resolver."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernelkit._validation import (
+    check_in_range,
+    check_positive,
+    check_sample_weight,
+    resolve_estimator_kernel,
+)
+from kernelkit.kernels import RBF, Laplacian, Polynomial
+
+
+def test_check_positive_and_in_range():
+    assert check_positive(2, "alpha") == 2.0
+    assert check_positive(0.0, "alpha", allow_zero=True) == 0.0
+    for bad in (0.0, -1.0, np.nan, np.inf, "1", True, None):
+        with pytest.raises(ValueError, match="alpha"):
+            check_positive(bad, "alpha")
+    assert check_in_range(0.5, "nu", 0, 1, closed="right") == 0.5
+    with pytest.raises(ValueError, match=r"nu must lie in \(0, 1\]"):
+        check_in_range(0.0, "nu", 0, 1, closed="right")
+    with pytest.raises(ValueError, match="nu must be a real number"):
+        check_in_range("a", "nu", 0, 1)
+
+
+def test_check_sample_weight():
+    X = np.zeros((4, 2))
+    np.testing.assert_array_equal(check_sample_weight(None, X), np.ones(4))
+    np.testing.assert_array_equal(check_sample_weight(2.0, X), np.full(4, 2.0))
+    for bad in ([1.0, -1.0, 1.0, 1.0], [1.0, np.nan, 1.0, 1.0]):
+        with pytest.raises(ValueError, match="sample_weight"):
+            check_sample_weight(np.array(bad), X)
+    with pytest.raises(ValueError, match="sample_weight"):
+        check_sample_weight(np.array([1.0, 0.0, 1.0, 1.0]), X, positive=True)
+    with pytest.raises(ValueError):
+        check_sample_weight(np.ones(3), X)
+
+
+class _Est:
+    def __init__(self, kernel="rbf", gamma=None, degree=3, coef0=1, kernel_params=None):
+        self.kernel, self.gamma, self.degree = kernel, gamma, degree
+        self.coef0, self.kernel_params = coef0, kernel_params
+
+
+def test_resolve_estimator_kernel_strings_and_clones():
+    k = resolve_estimator_kernel(_Est("rbf"), n_features=4)  # gamma None -> 1 / n_features
+    assert isinstance(k, RBF) and k.length_scale == pytest.approx(np.sqrt(0.5 / 0.25))
+    k = resolve_estimator_kernel(_Est("laplacian", gamma=0.5), n_features=4)
+    assert isinstance(k, Laplacian) and k.length_scale == pytest.approx(2.0)
+    k = resolve_estimator_kernel(_Est("poly", gamma=0.1, degree=2, coef0=0.5), n_features=4)
+    assert isinstance(k, Polynomial) and (k.degree, k.gamma, k.coef0) == (2, 0.1, 0.5)
+    given = RBF(2.0)
+    k = resolve_estimator_kernel(_Est(given), n_features=4)
+    assert k == given and k is not given  # a clone: fitting never mutates the parameter
