@@ -354,3 +354,37 @@ def test_feature_map_keeps_float32():
 def test_resolver_rejects_non_numeric_gamma():
     with pytest.raises(ValueError, match="gamma must be positive"):
         resolve_kernel("rbf", gamma="scale", n_features=3)
+
+
+def test_squared_distances_by_blas_are_clipped_and_exact_on_the_diagonal():
+    from kernelkit.kernels import _distances as dist
+
+    rng = np.random.default_rng(14)
+    X = rng.normal(size=(20, 4)) + 1e4  # large offset: ||x||^2 + ||y||^2 - 2 x.y cancels
+    X[5] = X[3] + 1e-9  # a near duplicate
+    Y = rng.normal(size=(7, 4)) + 1e4
+    D = dist.sq_euclidean(X)
+    assert np.all(D >= 0) and np.all(np.diagonal(D) == 0)
+    naive = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    # the expansion carries rounding of order eps * ||x||^2 ~ 2e-16 * 4e8 ~ 1e-7
+    np.testing.assert_allclose(D, naive, atol=1e-5)
+    np.testing.assert_allclose(dist.sq_euclidean(X, Y),
+                               ((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1), atol=1e-5)
+    np.testing.assert_allclose(dist.manhattan(X, Y),
+                               np.abs(X[:, None, :] - Y[None, :, :]).sum(-1), rtol=1e-12)
+    K = RBF(1.0)(X)
+    assert np.all(K <= 1.0) and np.all(np.diagonal(K) == 1.0)
+
+
+def test_polynomial_non_integer_degree_and_more_float32_kernels():
+    rng = np.random.default_rng(15)
+    X, Y = rng.uniform(0, 1, size=(9, 3)), rng.uniform(0, 1, size=(4, 3))
+    np.testing.assert_allclose(Polynomial(2.5, 0.7, 1.0)(X, Y),
+                               pairwise.polynomial_kernel(X, Y, degree=2.5, gamma=0.7, coef0=1.0),
+                               rtol=1e-12)
+    X32 = X.astype(np.float32)
+    for k in (RationalQuadratic(0.9, 1.5), ExpSineSquared(1.0, 2.0), Constant(2.0), White(0.3),
+              2.0 * RBF(0.8) + White(0.1), Constant(1.5) * Laplacian(1.2), Matern(0.8, 0.5)):
+        K = k(X32)
+        assert K.dtype == np.float32, repr(k)
+        np.testing.assert_allclose(K, k(X), rtol=1e-4, atol=1e-5)
