@@ -222,3 +222,47 @@ def test_bad_input():
         KernelRegressor(loss="epsilon_insensitive", epsilon=-1.0).fit(Xr, yr)
     with pytest.raises(ValueError, match="q must"):
         KernelRegressor(loss="quantile", loss_params={"q": 1.5}).fit(Xr, yr)
+
+
+def test_loss_mismatch_and_unknown_loss_params():
+    Xr, yr = _reg_data(n=30)
+    with pytest.raises(ValueError, match="classification loss"):
+        KernelRegressor(loss="weston_watkins").fit(Xr, yr)
+    with pytest.raises(ValueError, match=r"loss_params \['dleta'\].*'delta'"):
+        KernelRegressor(loss="huber", loss_params={"dleta": 1.0}).fit(Xr, yr)
+    with pytest.raises(ValueError, match="loss_params"):
+        KernelClassifier(loss="hinge", loss_params={"q": 0.3}).fit(*_clf_data(n=30))
+
+
+def test_signature_follows_the_issue():
+    import inspect
+
+    for cls, loss in [(KernelClassifier, "hinge"), (KernelRegressor, "squared")]:
+        params = list(inspect.signature(cls).parameters.values())
+        assert [p.name for p in params[:7]] == ["loss", "kernel", "alpha", "fit_intercept",
+                                                "solver", "tol", "max_iter"]
+        assert [p.default for p in params[:5]] == [loss, "rbf", 1.0, True, "auto"]
+    X, y = _clf_data(n=40)
+    a = KernelClassifier("hinge", "rbf", 0.01, True, "auto", 1e-6, 10_000).fit(X, y)
+    b = KernelClassifier(alpha=0.01, tol=1e-6).fit(X, y)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X))
+
+
+def test_regressor_predict_is_f_and_has_no_decision_function():
+    # scikit-learn's contract (check_regressors_no_decision_function): predict is f(x)
+    X, y = _reg_data(n=60)
+    reg = KernelRegressor(loss="huber", alpha=1e-3, gamma=0.5).fit(X, y)
+    f = rbf_kernel(X, reg.support_vectors_, gamma=0.5) @ reg.dual_coef_[0] + reg.intercept_[0]
+    np.testing.assert_allclose(reg.predict(X), f, atol=1e-10)
+    assert not hasattr(reg, "decision_function")
+
+
+@pytest.mark.parametrize("loss", ["weston_watkins", "crammer_singer"])
+def test_multiclass_loss_on_two_classes_gives_binary_decision(loss):
+    X, y = _clf_data(n=80)
+    clf = KernelClassifier(loss=loss, alpha=1e-3, gamma=0.5, tol=1e-8).fit(X, y)
+    d = clf.decision_function(X)
+    assert d.shape == (80,)
+    F = rbf_kernel(X, clf.support_vectors_, gamma=0.5) @ clf.dual_coef_.T
+    np.testing.assert_allclose(d, F[:, 1] - F[:, 0], atol=1e-10)
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[(d > 0).astype(int)])

@@ -58,6 +58,15 @@ class _KernelMachine(BaseEstimator):
         if hasattr(self, "epsilon"):
             params.setdefault("epsilon", self.epsilon)
         loss = resolve_loss(self.loss, **params)
+        if self.loss_params and isinstance(self.loss, str):
+            import inspect
+
+            accepted = set(inspect.signature(type(loss)).parameters)
+            unknown = sorted(set(self.loss_params) - accepted)
+            if unknown:
+                raise ValueError(
+                    f"loss_params {unknown} are not parameters of loss={self.loss!r}; it "
+                    f"accepts {sorted(accepted) or 'none'}.")
         if self._task == "classification" and not (loss.is_classification
                                                    or loss.is_multiclass):
             raise ValueError(
@@ -328,9 +337,9 @@ class KernelClassifier(ClassifierMixin, _KernelMachine):
     _task = "classification"
     _test_params = [dict(tol=1e-9), dict(loss="logistic")]
 
-    def __init__(self, loss="hinge", kernel="rbf", alpha: float = 1.0, *,
+    def __init__(self, loss="hinge", kernel="rbf", alpha: float = 1.0,
                  fit_intercept: bool = True, solver: str = "auto", tol: float | None = None,
-                 max_iter: int | None = None, gamma="scale", degree: float = 3,
+                 max_iter: int | None = None, *, gamma="scale", degree: float = 3,
                  coef0: float = 1.0, kernel_params: dict | None = None,
                  loss_params: dict | None = None, shrinking: bool = True, verbose: int = 0,
                  random_state=None):
@@ -378,6 +387,8 @@ class KernelClassifier(ClassifierMixin, _KernelMachine):
     def decision_function(self, X) -> np.ndarray:
         """``f(x)``: shape (n,) for two classes (> 0 means ``classes_[1]``), else (n, k)."""
         F = self._decision(X)
+        if F.shape[1] == 2 and self.loss_.is_multiclass:
+            return F[:, 1] - F[:, 0]  # two classes, joint loss: f_1 - f_0 (> 0: classes_[1])
         return F[:, 0] if F.shape[1] == 1 else F
 
     def predict(self, X) -> np.ndarray:
@@ -443,9 +454,9 @@ class KernelRegressor(RegressorMixin, _KernelMachine):
     _task = "regression"
     _test_params = [dict(), dict(loss="epsilon_insensitive", tol=1e-9)]
 
-    def __init__(self, loss="squared", kernel="rbf", alpha: float = 1.0, *,
+    def __init__(self, loss="squared", kernel="rbf", alpha: float = 1.0,
                  fit_intercept: bool = True, solver: str = "auto", tol: float | None = None,
-                 max_iter: int | None = None, gamma="scale", degree: float = 3,
+                 max_iter: int | None = None, *, gamma="scale", degree: float = 3,
                  coef0: float = 1.0, kernel_params: dict | None = None,
                  loss_params: dict | None = None, epsilon: float = 0.1,
                  shrinking: bool = True, verbose: int = 0, random_state=None):
