@@ -8,6 +8,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import OneClassSVM as SkOneClassSVM
 
 from kernelkit import OneClassSVM
+from kernelkit.exceptions import ConvergenceWarning
 from tests.reference.one_class import one_class_dual
 
 
@@ -104,3 +105,33 @@ def test_bad_parameters(params, match):
 def test_nu_one_is_accepted():
     oc = OneClassSVM(nu=1.0, gamma=0.5).fit(_data(50))
     np.testing.assert_allclose(oc.dual_coef_, 1.0)
+
+
+def test_scikit_learn_drop_in_arguments_and_attributes():
+    import inspect
+
+    X = _data(150)
+    sk_params = set(inspect.signature(SkOneClassSVM).parameters)
+    assert sk_params <= set(inspect.signature(OneClassSVM).parameters)
+    kw = dict(kernel="rbf", gamma=0.5, nu=0.2, tol=1e-8, max_iter=-1, cache_size=50,
+              verbose=False, shrinking=True, degree=3, coef0=0.0)
+    ours, sk = OneClassSVM(**kw).fit(X), SkOneClassSVM(**kw).fit(X)
+    for name in ["offset_", "intercept_", "dual_coef_", "support_", "support_vectors_",
+                 "n_support_", "fit_status_", "shape_fit_", "n_iter_", "n_features_in_"]:
+        assert hasattr(ours, name), name
+    assert ours.fit_status_ == sk.fit_status_ == 0
+    assert ours.shape_fit_ == sk.shape_fit_ == X.shape
+    np.testing.assert_allclose(ours.offset_, sk.offset_, rtol=1e-5)
+    np.testing.assert_allclose(ours.score_samples(X), sk.score_samples(X), atol=1e-5)
+    lin = dict(kernel="linear", nu=0.3, tol=1e-10)
+    np.testing.assert_allclose(OneClassSVM(**lin).fit(X).coef_,
+                               SkOneClassSVM(**lin).fit(X).coef_, atol=1e-6)
+    with pytest.raises(AttributeError, match="linear kernel"):
+        ours.coef_  # noqa: B018
+
+
+@pytest.mark.parametrize("params", [dict(C=20.0, gamma=0.5), dict(nu=0.2, gamma=0.5)])
+def test_max_iter_warns_with_the_gap(params):
+    with pytest.warns(ConvergenceWarning, match="duality gap"):
+        oc = OneClassSVM(max_iter=1, tol=1e-12, **params).fit(_data(100))
+    assert oc.fit_status_ == 1

@@ -36,7 +36,7 @@ from .._validation import (
     check_sample_weight,
     validate_data,
 )
-from ..kernels import Precomputed, resolve_kernel
+from ..kernels import Linear, Precomputed, resolve_kernel
 from ..linalg import KernelOperator
 from .multiclass import _scale_gamma
 
@@ -67,9 +67,15 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
         Notes' formulation: relative duality gap; nu: libsvm's KKT-violation tolerance.
     max_iter : int, optional
         Epochs (notes' formulation, default 1000) or SMO steps (nu, default libsvm-like).
+        ``None`` or ``-1`` (scikit-learn's "no limit") use these defaults.
     shrinking : bool, default=True
     random_state : int, RandomState or None, default=None
         Order of the coordinate steps (notes' formulation).
+    cache_size : float, optional
+        MiB for the kernel matrix / row cache (as scikit-learn's ``cache_size``); default
+        ``sklearn.get_config()["working_memory"]``.
+    verbose : bool, default=False
+        Accepted for compatibility with scikit-learn's OneClassSVM; no output.
 
     Attributes
     ----------
@@ -85,6 +91,13 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
         Notes: ``sum alpha - 1/2 alpha^T K alpha``; nu: ``1/2 alpha^T K alpha`` (minimised).
     duality_gap_ : float
     n_iter_ : int
+    fit_status_ : int
+        0 if the solver converged, 1 otherwise (a ConvergenceWarning was raised), as
+        scikit-learn's.
+    shape_fit_ : tuple
+        Shape of the training ``X``.
+    coef_ : ndarray of shape (1, n_features)
+        Linear kernel only: the weight vector ``dual_coef_ @ support_vectors_``.
     kernel_ : Kernel
 
     Examples
@@ -106,7 +119,8 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
     def __init__(self, kernel="rbf", C: float = 1.0, nu: float | None = None, *,
                  gamma="scale", degree: int = 3, coef0: float = 0.0,
                  kernel_params: dict | None = None, tol: float = 1e-3,
-                 max_iter: int | None = None, shrinking: bool = True, random_state=None):
+                 max_iter: int | None = None, shrinking: bool = True, random_state=None,
+                 cache_size: float | None = None, verbose: bool = False):
         self.kernel = kernel
         self.C = C
         self.nu = nu
@@ -118,6 +132,8 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.shrinking = shrinking
         self.random_state = random_state
+        self.cache_size = cache_size
+        self.verbose = verbose
 
     _expected_failed_checks = {
         "check_sample_weight_equivalence_on_dense_data": (
@@ -152,9 +168,14 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
         nu = None if self.nu is None else check_in_range(self.nu, "nu", 0.0, 1.0,
                                                          closed="right")
         tol = check_positive(self.tol, "tol")
-        if self.max_iter is not None and (isinstance(self.max_iter, bool) or not isinstance(
-                self.max_iter, numbers.Integral) or self.max_iter < 1):
-            raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}.")
+        max_iter = None if self.max_iter is None or (
+            isinstance(self.max_iter, numbers.Integral) and self.max_iter == -1) \
+            else self.max_iter
+        if max_iter is not None and (isinstance(max_iter, bool) or not isinstance(
+                max_iter, numbers.Integral) or max_iter < 1):
+            raise ValueError(f"max_iter must be a positive integer or -1 (no limit); got "
+                             f"{self.max_iter!r}.")
+        wm = None if self.cache_size is None else check_positive(self.cache_size, "cache_size")
         X = validate_data(self, X, dtype=FLOAT_DTYPES)
         sw = check_sample_weight(sample_weight, X)
         if not np.any(sw > 0):
@@ -174,8 +195,8 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
             # dual of (1/sum w) sum_i w_i (1 - f_i)_+ + ||f||^2/(2C): hinge with y = +1,
             # box [0, C w_i / sum w]  (C/m for unit weights)
             res = solve_dual_cd(K, np.ones(m), "hinge", C * w / w.sum(), X=Xk, tol=tol,
-                                max_iter=self.max_iter or 1000, shrinking=self.shrinking,
-                                random_state=self.random_state)
+                                max_iter=max_iter or 1000, shrinking=self.shrinking,
+                                random_state=self.random_state, working_memory=wm)
             alpha, rho = res.coef, 1.0
             self.dual_objective_ = float(res.info["dual"])
         else:
@@ -184,7 +205,8 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
             alpha0 = np.minimum(w, np.maximum(total - np.concatenate(([0.0], np.cumsum(
                 w)[:-1])), 0.0))
             res = solve_smo(K, np.zeros(m), lower=0.0, upper=w, alpha0=alpha0, X=Xk,
-                            tol=tol, max_iter=self.max_iter, shrinking=self.shrinking)
+                            tol=tol, max_iter=max_iter, shrinking=self.shrinking,
+                            working_memory=wm)
             alpha, rho = res.info["dual_coef"], float(res.info["rho"])
             self.dual_objective_ = float(res.info["objective"])
         nz = np.flatnonzero(alpha > 0)
@@ -198,7 +220,17 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
         self.offset_ = -self.intercept_  # shape (1,), as scikit-learn's
         self.duality_gap_ = float(res.info["gap"])
         self.n_iter_ = int(res.n_iter)
+        self.fit_status_ = 0 if res.converged else 1
+        self.shape_fit_ = X.shape
         return self
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """Weight vector ``dual_coef_ @ support_vectors_`` (linear kernel only)."""
+        check_is_fitted(self, "dual_coef_")
+        if type(self.kernel_) is not Linear:
+            raise AttributeError("coef_ is only available when using a linear kernel.")
+        return self.dual_coef_ @ self.support_vectors_
 
     def score_samples(self, X) -> np.ndarray:
         """``f(x) = sum_i alpha_i k(x_i, x)`` (unshifted)."""
