@@ -184,3 +184,13 @@ def test_estimator_warns_at_max_iter():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         MulticlassSVM(C=1.0, gamma=0.5, loss=WestonWatkins()).fit(X, y)
+
+
+def test_default_loss_is_the_notes_multiclass_hinge():
+    import inspect
+
+    params = list(inspect.signature(MulticlassSVM).parameters.values())
+    assert [(p.name, p.default) for p in params[:3]] == [
+        ("kernel", "rbf"), ("C", 1.0), ("loss", "weston_watkins")]
+    X, y = _blobs(n=60)
+    assert isinstance(MulticlassSVM(gamma=0.5).fit(X, y).loss_, WestonWatkins)

@@ -76,7 +76,9 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
         matrix at fit and ``K(X_test, X_train)`` at predict).
     C : float, default=1.0
         Weight of the summed losses (> 0).
-    loss : {"crammer_singer", "weston_watkins"} or MulticlassLoss, default="crammer_singer"
+    loss : {"weston_watkins", "crammer_singer"} or MulticlassLoss, default="weston_watkins"
+        The notes' multiclass hinge ``sum_{r != y} (1 - (f_y - f_r))_+`` (Weston-Watkins) or
+        its max over ``r`` (Crammer-Singer).
     gamma : {"scale", "auto"} or float, default="scale"
         RBF/polynomial/Laplacian gamma, as scikit-learn's SVC.
     degree : int, default=3
@@ -124,7 +126,7 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
     # sklearn's sample-weight equivalence check compares the same optima
     _test_params = [dict(gamma=1.0, tol=1e-12, max_iter=20_000)]
 
-    def __init__(self, kernel="rbf", C: float = 1.0, loss="crammer_singer", *,
+    def __init__(self, kernel="rbf", C: float = 1.0, loss="weston_watkins", *,
                  gamma="scale", degree: int = 3, coef0: float = 0.0,
                  kernel_params: dict | None = None, tol: float = 1e-2, max_iter: int = 1000,
                  shrinking: bool = True, random_state=None, verbose: int = 0):
@@ -153,8 +155,8 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
         if isinstance(self.loss, str) and self.loss.lower() in _LOSSES:
             return _LOSSES[self.loss.lower()]()
         raise ValueError(
-            f"Unknown loss {self.loss!r} for MulticlassSVM; use 'crammer_singer' or "
-            "'weston_watkins' (binary and regression losses: KernelClassifier/KernelRegressor)."
+            f"Unknown loss {self.loss!r} for MulticlassSVM; use 'weston_watkins' or "
+            "'crammer_singer' (binary and regression losses: KernelClassifier/KernelRegressor)."
         )
 
     def fit(self, X, y, sample_weight=None):
