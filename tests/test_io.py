@@ -251,8 +251,33 @@ def test_altered_array_member(saved, tmp_path):
         return bytes(b)
 
     bad = _rewrite(saved, tmp_path / "bad.kkm", change={member: flip})
-    with pytest.raises(FormatError, match="SHA-256 mismatch"):
+    with pytest.raises(FormatError, match="SHA-256 mismatch") as info:
         load(bad)
+    assert str(bad) in str(info.value) and member in str(info.value)  # names file and member
+    with pytest.raises(FormatError, match="SHA-256 mismatch") as info:
+        kernelkit.io.read_manifest(bad)
+    assert str(bad) in str(info.value)
+
+
+def test_manifest_lists_what_the_issue_names(tmp_path):
+    """format version, class, constructor parameters, kernel spec, library version and the
+    SHA-256 of each .npy member, all in manifest.json."""
+    from kernelkit.kernel_ridge import KernelRidge
+
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    model = KernelRidge(alpha=0.5, kernel=RBF(length_scale=2.0)).fit(X, X[:, 0])
+    path = save(model, tmp_path / "krr.kkm")
+    man = _manifest(path)
+    assert man["format"] == "kernelkit-model" and man["format_version"] == FORMAT_VERSION
+    assert man["class"] == "KernelRidge" and man["library_version"] == kernelkit.__version__
+    assert man["params"]["alpha"] == 0.5 and man["params"] == man["estimator"]["params"]
+    assert man["kernel"] == "RBF(length_scale=2.0)"
+    with zipfile.ZipFile(path) as zf:
+        members = [n for n in zf.namelist() if n != "manifest.json"]
+        assert members and all(n.endswith(".npy") for n in members)
+        for name in members:
+            raw = zf.read(name)
+            assert man["arrays"][name]["sha256"] == hashlib.sha256(raw).hexdigest()
 
 
 def test_altered_manifest(saved, tmp_path):

@@ -12,6 +12,8 @@ A model file is a ZIP archive with exactly these members:
           "format_version": 1,
           "library_version": "0.1.0",        # kernelkit that wrote the file
           "class": "KernelRidge",            # class name (for people; see "estimator")
+          "params": {"alpha": 0.1, ...},     # constructor parameters (for people; a copy
+                                             #   of estimator.params, which load reads)
           "kernel": "RBF(length_scale=2.0)", # kernel spec of kernel_ / kernel, or null
           "estimator": {...},                # the object tree, encoded as below
           "arrays": {"arrays/00000.npy": {"sha256": "...", "dtype": "<f8", "shape": [50, 3]}},
@@ -551,6 +553,7 @@ def save(model: Any, path: str | os.PathLike, *, metadata: dict | None = None) -
         "format_version": FORMAT_VERSION,
         "library_version": __version__,
         "class": type(model).__name__,
+        "params": tree["params"],  # constructor parameters, for people (load reads "estimator")
         "kernel": _kernel_of(model),
         "estimator": tree,
         "arrays": w.arrays,
@@ -676,6 +679,12 @@ def _check_manifest(zf: zipfile.ZipFile, path) -> dict:
     return manifest
 
 
+def _named(exc: FormatError, path) -> FormatError:
+    """``exc`` with the file name in front, unless its message names the file already."""
+    text = str(exc)
+    return exc if str(path) in text else FormatError(f"{path}: {text}")
+
+
 def read_manifest(path: str | os.PathLike, *, verify: bool = True) -> dict:
     """The manifest of a model file, after checking the file (and, by default, every array).
 
@@ -697,6 +706,8 @@ def read_manifest(path: str | os.PathLike, *, verify: bool = True) -> dict:
                     reader.array(name)
                 except (zipfile.BadZipFile, OSError, EOFError) as exc:
                     raise FormatError(f"{path}: member {name} is corrupted ({exc}).") from None
+                except FormatError as exc:
+                    raise _named(exc, path) from None
     return manifest
 
 
@@ -731,6 +742,8 @@ def load(path: str | os.PathLike) -> Any:
             raise FormatError(f"{path}: a member is corrupted or truncated ({exc}).") from None
         except RecursionError:
             raise FormatError(f"{path}: the object tree is nested too deeply.") from None
+        except FormatError as exc:
+            raise _named(exc, path) from None
     if not hasattr(model, "get_params"):
         raise FormatError(f"{path} does not contain an estimator.")
     return model
