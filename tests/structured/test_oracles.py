@@ -137,3 +137,21 @@ def test_user_oracle_protocol_default_joint_kernel():
     K = np.array([[2.0]])
     assert o.joint_kernel(K, np.array([1]), np.array([1])) == 2.0
     assert o.joint_kernel(K, np.array([1]), np.array([0])) == 0.0
+
+
+def test_oracle_argmax_accepts_plain_score_arrays_and_y_true_keyword():
+    o = MulticlassOracle().fit([0, 1, 2])
+    assert o.argmax(None, np.array([0.1, 0.5, 0.2])).tolist() == [1]
+    assert o.argmax(None, np.array([0.1, 0.5, 0.2]), y_true=1).tolist() == [2]  # 0.2 + 1
+    assert o.loss(0, 2) == 1.0 and o.loss(1, 1) == 0.0
+    c = ChainOracle(2)
+    G = np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]])
+    assert c.argmax(None, G).tolist() == [0, 0, 0]
+    # Hamming augmentation 1/T per wrong position cannot beat a margin of 1 per position
+    assert c.argmax(None, G, y_true=np.array([0, 0, 0])).tolist() == [0, 0, 0]
+    assert c.argmax(None, 0.2 * G, y_true=np.array([0, 0, 0])).tolist() == [1, 1, 1]
+    assert c.argmax(None, (G, np.array([0.0, -5.0, -5.0, 0.0]))).tolist() == [0, 0, 0]
+    with pytest.raises(ValueError, match="y_true has 2 labels"):
+        c.argmax(None, G, y_true=np.array([0, 0]))
+    with pytest.raises(ValueError, match="same length"):
+        c.loss(np.array([0, 1]), np.array([0, 1, 1]))

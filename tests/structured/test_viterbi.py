@@ -39,3 +39,12 @@ def test_batch_equals_single_and_oracle_argmax():
     np.testing.assert_array_equal(z, viterbi(G[:4], W, Zt[:4]))
     np.testing.assert_array_equal(o.argmax_batch(None, offsets, G, W.ravel()),
                                   viterbi_batch(G, W, offsets))
+
+
+def test_viterbi_bad_shapes():
+    with pytest.raises(ValueError, match="T >= 1"):
+        viterbi(np.zeros((0, 2)), np.zeros((2, 2)))
+    with pytest.raises(ValueError, match=r"\(S, S\)"):
+        viterbi(np.zeros((3, 2)), np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="one label per position"):
+        viterbi(np.zeros((3, 2)), np.zeros((2, 2)), np.array([0, 1]))

@@ -39,7 +39,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_array
 
-__all__ = ["Scores", "Oracle", "check_oracle"]
+__all__ = ["Scores", "Oracle", "as_scores", "check_oracle"]
 
 
 class Scores(NamedTuple):
@@ -71,10 +71,10 @@ class Oracle(BaseEstimator):
     ...     n_states = 2
     ...     def loss(self, z_true, z):
     ...         return float(z_true[0] != z[0])
-    ...     def argmax(self, x, scores, z_true=None):
+    ...     def argmax(self, x, scores, y_true=None):
     ...         g = scores.unary[0].copy()
-    ...         if z_true is not None:
-    ...             g += 1.0 - np.eye(2)[z_true[0]]  # + Delta(z_true, z)
+    ...         if y_true is not None:
+    ...             g += 1.0 - np.eye(2)[y_true[0]]  # + Delta(y_true, z)
     ...         return np.array([np.argmax(g)])
     >>> o = Binary().fit([0, 1, 1])
     >>> o.argmax(None, Scores(np.array([[0.2, 0.5]]), np.empty(0))).tolist()
@@ -142,11 +142,13 @@ class Oracle(BaseEstimator):
         """Task loss Delta(z_true, z) >= 0, zero when z = z_true."""
         raise NotImplementedError
 
-    def argmax(self, x, scores: Scores, z_true: np.ndarray | None = None) -> np.ndarray:
-        """argmax_z f(x, z), or argmax_z Delta(z_true, z) + f(x, z) when ``z_true`` is given.
+    def argmax(self, x, scores: Scores, y_true: np.ndarray | None = None) -> np.ndarray:
+        """argmax_z f(x, z), or argmax_z Delta(y_true, z) + f(x, z) when ``y_true`` is given.
 
         ``x`` is the example's parts (T, d) (unused by the built-in oracles), ``scores`` a
-        :class:`Scores`. Returns the state vector (int64, length T).
+        :class:`Scores` (the built-in oracles also take a plain (T, n_states) array of unary
+        scores, with zero pairwise weights), ``y_true`` the true state vector. Returns the
+        state vector (int64, length T). The estimators pass all three positionally.
         """
         raise NotImplementedError
 
@@ -194,6 +196,16 @@ class Oracle(BaseEstimator):
         return out
 
 
+def as_scores(scores, n_pairwise: int) -> Scores:
+    """A :class:`Scores` from a Scores, a (unary, pairwise) pair or a unary score array."""
+    if isinstance(scores, Scores):
+        return scores
+    if isinstance(scores, tuple) and len(scores) == 2:
+        return Scores(np.atleast_2d(np.asarray(scores[0], dtype=np.float64)),
+                      np.asarray(scores[1], dtype=np.float64).ravel())
+    return Scores(np.atleast_2d(np.asarray(scores, dtype=np.float64)), np.zeros(n_pairwise))
+
+
 def _length(Y) -> int:
     try:
         return len(Y)
@@ -209,6 +221,8 @@ def check_oracle(oracle, *, need_loss: bool) -> None:
     """Raise a ValueError naming what an oracle lacks (``need_loss``: a task loss)."""
     if oracle is None:
         raise ValueError("oracle is required: pass e.g. MulticlassOracle() or ChainOracle(26).")
+    if isinstance(oracle, type):
+        raise ValueError(f"oracle must be an instance, e.g. {oracle.__name__}(...); got the class.")
     missing = [m for m in _REQUIRED if not callable(getattr(oracle, m, None))]
     if missing:
         raise ValueError(

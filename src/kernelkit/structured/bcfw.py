@@ -8,8 +8,8 @@ duality gap and the exact line search are
     g_i = (ell_s - ell_i) - <w, w_s - w_i>,   gamma = clip(g_i / ||w_s - w_i||^2, 0, 1),
 
 then w_i <- w_i + gamma (w_s - w_i), ell_i <- ell_i + gamma (ell_s - ell_i). After every
-pass the exact duality gap P - D (one inference per example) is recorded; the solver stops
-when it is <= tol * P.
+pass the exact duality gap P - D (one inference per example) is computed; the solver stops
+when it is <= tol * min(1, P) (at most tol, and at most tol relative to P).
 """
 
 from __future__ import annotations
@@ -69,18 +69,19 @@ def _average(avg: list | None, cur: list, rho: float) -> list:
 
 
 def solve_bcfw(st: DualState, *, max_iter: int, tol: float, rng, verbose=0) -> Result:
-    """Run BCFW passes on ``st`` until the duality gap is <= tol * primal.
+    """Run BCFW passes on ``st`` until the duality gap is <= tol * min(1, primal).
 
     The iterate after pass k enters a weighted average with weight rho_k = 2 / (k + 2)
     (Lacoste-Julien et al.'s averaging, per pass); the average of dual-feasible points is
-    dual feasible and its w is the average of the w's, so its exact duality gap is the
-    stopping rule and the average is the returned solution. ``history`` holds that gap
-    after each pass; ``info`` the final primal and dual objectives.
+    dual feasible and its w is the average of the w's, so its exact duality gap certifies
+    it. The solution returned is the averaged iterate with the smallest certified gap, and
+    ``history`` holds that gap after each pass (so it never increases); ``info`` the final
+    primal and dual objectives.
     """
     n = len(st.offsets) - 1
     history, converged = [], False
-    primal = dual = np.nan
-    avg = current = None
+    avg = current = best = None
+    best_pd = (np.nan, np.nan)
     with progress_bar(verbose, total=max_iter, desc="StructuredSVM (bcfw)") as bar:
         for k in range(max_iter):
             if current is not None:
@@ -89,14 +90,18 @@ def solve_bcfw(st: DualState, *, max_iter: int, tol: float, rng, verbose=0) -> R
                 _block_step(st, int(i))
             current = st.get_state()
             avg = _average(avg, current, 2.0 / (k + 2))
-            st.set_state(avg)  # evaluate (and, at the end, return) the average
+            st.set_state(avg)  # evaluate the average
             avg = st.get_state()
             primal, dual = st.objectives()
-            history.append(primal - dual)
+            if best is None or primal - dual < history[-1]:
+                best, best_pd = avg, (primal, dual)  # the best certified iterate so far
+            history.append(best_pd[0] - best_pd[1])
             bar.update()
             bar.set_postfix_str(f"gap {history[-1]:.3g}")
-            if history[-1] <= tol * max(primal, np.finfo(float).tiny):
+            if history[-1] <= tol * min(1.0, max(best_pd[0], np.finfo(float).tiny)):
                 converged = True
                 break
+    st.set_state(best)
+    primal, dual = best_pd
     return Result(coef=st.ell, n_iter=len(history), converged=converged, history=history,
                   info=dict(primal=primal, dual=dual, gap=history[-1]))

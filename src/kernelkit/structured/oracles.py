@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.utils import check_array
 
 from ..kernels import Kernel
-from .base import Oracle, Scores
+from .base import Oracle, Scores, as_scores
 from .viterbi import viterbi, viterbi_batch
 
 __all__ = ["MulticlassOracle", "HierarchyOracle", "ChainOracle"]
@@ -54,13 +54,13 @@ class _OnePartOracle(Oracle):
         return np.arange(self.n_states)
 
     def loss(self, z_true, z) -> float:
-        return float(self._delta()[int(z_true[0]), int(z[0])])
+        return float(self._delta()[int(np.ravel(z_true)[0]), int(np.ravel(z)[0])])
 
-    def argmax(self, x, scores: Scores, z_true=None) -> np.ndarray:
+    def argmax(self, x, scores: Scores, y_true=None) -> np.ndarray:
         cand = self._candidates()
-        g = np.asarray(scores.unary, dtype=np.float64)[0, cand]
-        if z_true is not None:
-            g = g + self._delta()[int(z_true[0]), cand]  # Delta(y_i, y) + f(x_i, y)
+        g = np.asarray(as_scores(scores, 0).unary, dtype=np.float64)[0, cand]
+        if y_true is not None:
+            g = g + self._delta()[int(np.ravel(y_true)[0]), cand]  # Delta(y_i, y) + f(x_i, y)
         return np.array([cand[int(np.argmax(g))]], dtype=np.int64)
 
     def argmax_batch(self, parts, offsets, unary, pairwise, Z_true=None) -> np.ndarray:
@@ -113,6 +113,8 @@ class MulticlassOracle(_OnePartOracle):
         Y = np.asarray(Y)
         if Y.ndim != 1:
             raise ValueError(f"MulticlassOracle outputs are single labels; got shape {Y.shape}.")
+        if Y.dtype.kind in "fc" and not np.all(np.isfinite(Y)):
+            raise ValueError("Y contains NaN or infinity; labels must be finite.")
         sizes = []
         if self.label_kernel is not None and not isinstance(self.label_kernel, Kernel):
             sizes.append(len(_check_psd(self.label_kernel, "label_kernel")))
@@ -341,15 +343,26 @@ class ChainOracle(Oracle):
         return out
 
     def loss(self, z_true, z) -> float:
-        return float(np.count_nonzero(np.asarray(z_true) != np.asarray(z)) / len(z_true))
+        z_true, z = np.atleast_1d(z_true), np.atleast_1d(z)
+        if len(z_true) != len(z) or len(z) == 0:
+            raise ValueError(f"label sequences must have the same length >= 1; got {len(z_true)} "
+                             f"and {len(z)}.")
+        return float(np.count_nonzero(z_true != z) / len(z_true))  # (1/T) sum_t [y_t != y'_t]
 
     def loss_batch(self, Z_true, Z, offsets):
         wrong = np.add.reduceat((Z_true != Z).astype(np.float64), offsets[:-1])
         return wrong / np.diff(offsets)
 
-    def argmax(self, x, scores: Scores, z_true=None):
+    def argmax(self, x, scores: Scores, y_true=None):
         S = self.n_states
-        return viterbi(scores.unary, np.reshape(scores.pairwise, (S, S)), z_true)
+        scores = as_scores(scores, S * S)
+        if scores.unary.shape[1] != S or scores.pairwise.size != S * S:
+            raise ValueError(f"scores must have {S} unary columns and {S * S} pairwise weights; "
+                             f"got {scores.unary.shape[1]} and {scores.pairwise.size}.")
+        if y_true is not None and len(np.atleast_1d(y_true)) != len(scores.unary):
+            raise ValueError(f"y_true has {len(np.atleast_1d(y_true))} labels but the scores "
+                             f"have {len(scores.unary)} positions.")
+        return viterbi(scores.unary, np.reshape(scores.pairwise, (S, S)), y_true)
 
     def argmax_batch(self, parts, offsets, unary, pairwise, Z_true=None):
         S = self.n_states

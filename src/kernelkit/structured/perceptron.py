@@ -60,9 +60,9 @@ class StructuredPerceptron(JointKernelModel):
     [0, 0, 1, 1, 2, 2]
     """
 
-    def __init__(self, oracle=None, kernel="rbf", *, gamma=None, degree=3, coef0=1,
-                 kernel_params=None, max_epochs=10, averaged=True, shuffle=True,
-                 cache_size=1024, random_state=None, verbose=0):
+    def __init__(self, oracle=None, kernel="rbf", max_epochs=10, averaged=True, *, gamma=None,
+                 degree=3, coef0=1, kernel_params=None, shuffle=True, cache_size=1024,
+                 random_state=None, verbose=0):
         self.oracle = oracle
         self.kernel = kernel
         self.gamma = gamma

@@ -53,7 +53,8 @@ class StructuredSVM(JointKernelModel):
     max_iter : int, default=100
         Maximum passes over the training examples.
     tol : float, default=1e-3
-        Stop when the duality gap (primal - dual) <= tol * primal.
+        Stop when the duality gap (primal - dual) is at most ``tol`` and at most
+        ``tol * primal`` (absolute and relative), i.e. gap <= tol * min(1, primal).
     cache_size : float, default=1024
         MiB allowed for caching the input kernel matrix between training parts; beyond it
         kernel rows are recomputed per update. The linear kernel never needs it.
@@ -80,7 +81,9 @@ class StructuredSVM(JointKernelModel):
     n_active_ : int
         Size of that working set.
     history_ : list of float
-        Exact duality gap after each pass.
+        Exact duality gap after each pass (``"bcfw"``: of the best averaged iterate so far,
+        which is the one returned, so it never increases; ``"cutting_plane"``: after each
+        working-set solve).
     dual_objective_, primal_objective_, duality_gap_ : float
     n_iter_ : int
     converged_ : bool
@@ -97,9 +100,9 @@ class StructuredSVM(JointKernelModel):
     True
     """
 
-    def __init__(self, oracle=None, kernel="rbf", *, gamma=None, degree=3, coef0=1,
-                 kernel_params=None, C=1.0, solver="bcfw", max_iter=100, tol=1e-3,
-                 cache_size=1024, random_state=None, verbose=0):
+    def __init__(self, oracle=None, kernel="rbf", C=1.0, solver="bcfw", max_iter=100, tol=1e-3,
+                 *, gamma=None, degree=3, coef0=1, kernel_params=None, cache_size=1024,
+                 random_state=None, verbose=0):
         self.oracle = oracle
         self.kernel = kernel
         self.gamma = gamma
@@ -140,8 +143,8 @@ class StructuredSVM(JointKernelModel):
         if not res.converged:
             warnings.warn(
                 f"StructuredSVM ({self.solver}) stopped after max_iter={max_iter} passes with "
-                f"duality gap {self.duality_gap_:.3g} > tol * primal "
-                f"({self.tol * self.primal_objective_:.3g}); increase max_iter or tol.",
+                f"duality gap {self.duality_gap_:.3g} > tol * min(1, primal) "
+                f"({self.tol * min(1.0, self.primal_objective_):.3g}); increase max_iter or tol.",
                 ConvergenceWarning, stacklevel=2)
         return self
 

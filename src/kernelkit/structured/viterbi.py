@@ -75,9 +75,14 @@ def viterbi(G: np.ndarray, W: np.ndarray, z_true: np.ndarray | None = None) -> n
     """
     G = np.ascontiguousarray(G, dtype=np.float64)
     W = np.ascontiguousarray(W, dtype=np.float64)
+    if G.ndim != 2 or len(G) == 0 or W.shape != (G.shape[1], G.shape[1]):
+        raise ValueError(f"viterbi needs G of shape (T >= 1, S) and W of shape (S, S); got "
+                         f"{G.shape} and {W.shape}.")
     out = np.empty(len(G), dtype=np.int64)
     augment = z_true is not None
     zt = np.asarray(z_true, dtype=np.int64) if augment else np.zeros(len(G), np.int64)
+    if zt.shape != (len(G),):
+        raise ValueError(f"z_true must have one label per position ({len(G)}); got {zt.shape}.")
     _viterbi_into(G, W, zt, augment, out)
     return out
 
