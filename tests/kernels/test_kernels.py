@@ -388,3 +388,18 @@ def test_polynomial_non_integer_degree_and_more_float32_kernels():
         K = k(X32)
         assert K.dtype == np.float32, repr(k)
         np.testing.assert_allclose(K, k(X), rtol=1e-4, atol=1e-5)
+
+
+def test_grid_search_over_kernel_length_scale_in_an_estimator():
+    from sklearn.model_selection import GridSearchCV
+
+    from kernelkit import KernelRidge
+
+    rng = np.random.default_rng(16)
+    X = rng.uniform(-3, 3, size=(40, 1))
+    y = np.sin(X[:, 0])
+    k = RBF(10.0)
+    gs = GridSearchCV(KernelRidge(alpha=1e-3, kernel=k),
+                      {"kernel__length_scale": [0.01, 1.0, 100.0]}, cv=3).fit(X, y)
+    assert gs.best_params_ == {"kernel__length_scale": 1.0}
+    assert gs.best_estimator_.kernel.length_scale == 1.0 and k.length_scale == 10.0
