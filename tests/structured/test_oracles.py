@@ -155,3 +155,29 @@ def test_oracle_argmax_accepts_plain_score_arrays_and_y_true_keyword():
         c.argmax(None, G, y_true=np.array([0, 0]))
     with pytest.raises(ValueError, match="same length"):
         c.loss(np.array([0, 1]), np.array([0, 1, 1]))
+
+
+@pytest.mark.parametrize("label_kernel", [None, "matrix", "kernel"])
+def test_joint_kernel_values_diag_and_gradient(label_kernel):
+    rng = np.random.default_rng(3)
+    X, X2 = rng.normal(size=(7, 2)), rng.normal(size=(4, 2))
+    y, y2 = rng.integers(0, 3, 7), rng.integers(0, 3, 4)
+    L = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.2], [0.0, 0.2, 1.0]])
+    lk = {"None": None, "matrix": L, "kernel": RBF(2.0)}[str(label_kernel)]
+    k = JointKernel(RBF(0.7), lk)
+    kx = lambda a, b: np.exp(-0.5 * np.sum((a - b) ** 2) / 0.7**2)
+    ky = {"None": lambda a, b: float(a == b), "matrix": lambda a, b: L[a, b],
+          "kernel": lambda a, b: np.exp(-0.5 * (a - b) ** 2 / 4.0)}[str(label_kernel)]
+    naive = np.array([[kx(a, b) * ky(u, v) for b, v in zip(X2, y2)] for a, u in zip(X, y)])
+    np.testing.assert_allclose(k((X, y), (X2, y2)), naive, rtol=1e-12)  # k_X * k_Y
+    np.testing.assert_allclose(k.diag((X, y)), np.diag(k((X, y))), rtol=1e-12)
+    K, dK = k((X, y), eval_gradient=True)
+    eps = 1e-6
+    for j in range(len(k.theta)):
+        tp, tm = k.theta.copy(), k.theta.copy()
+        tp[j] += eps
+        tm[j] -= eps
+        fd = (k.clone_with_theta(tp)((X, y)) - k.clone_with_theta(tm)((X, y))) / (2 * eps)
+        np.testing.assert_allclose(dK[:, :, j], fd, atol=1e-7)
+    with pytest.raises(ValueError, match="pairs"):
+        k(X)
