@@ -246,3 +246,30 @@ def test_bad_oracle_and_labels_give_clear_errors():
     with pytest.raises(ValueError, match="length 0"):
         StructuredSVM(ChainOracle(2), kernel="linear", max_iter=2, tol=1.0).fit(X, Y).predict(
             [np.zeros((0, 1))])
+
+
+def test_user_oracle_trains_end_to_end_like_the_builtin():
+    # the protocol example (two states, one part per example, 0/1 loss) is the binary
+    # Crammer-Singer problem that MulticlassOracle solves: same dual optimum, same predictions
+    class Binary(Oracle):
+        n_states = 2
+
+        def loss(self, z_true, z):
+            return float(z_true[0] != z[0])
+
+        def argmax(self, x, scores, y_true=None):
+            g = scores.unary[0].copy()
+            if y_true is not None:
+                g += 1.0 - np.eye(2)[y_true[0]]
+            return np.array([int(np.argmax(g))])
+
+    X, y = _blobs(n=20, k=2, seed=4)
+    kw = dict(kernel=RBF(1.0), C=0.5, solver="cutting_plane", tol=1e-10, random_state=0)
+    ours = StructuredSVM(Binary(), **kw).fit(X, y)
+    ref = StructuredSVM(MulticlassOracle(), **kw).fit(X, y)
+    assert ours.dual_objective_ == pytest.approx(ref.dual_objective_, rel=1e-8)
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+    from kernelkit.structured import StructuredPerceptron
+
+    p = StructuredPerceptron(Binary(), kernel=RBF(1.0), random_state=0).fit(X, y)
+    assert p.score(X, y) >= 0.9
