@@ -17,6 +17,11 @@ from .base import Kernel, _as_float_array
 __all__ = ["Constant", "White", "Precomputed", "FeatureMap", "Pairwise", "SklearnKernel"]
 
 
+def _float_dtype(X):
+    """float32 for float32 input, float64 otherwise (inputs need not be arrays here)."""
+    return np.float32 if getattr(X, "dtype", None) == np.float32 else np.float64
+
+
 class Constant(Kernel):
     """Constant kernel k(x, y) = value (a prior variance on a constant offset).
 
@@ -52,7 +57,7 @@ class Constant(Kernel):
         return np.full((len(X), m), self.value, dtype=dtype)
 
     def diag(self, X):
-        return np.full(len(X), self.value, dtype=np.float64)
+        return np.full(len(X), self.value, dtype=_float_dtype(X))
 
     def _gradient(self, X, K, name):
         yield np.full((len(X), len(X)), self.value)
@@ -98,7 +103,7 @@ class White(Kernel):
         return np.zeros((len(X), len(Y)), dtype=dtype)
 
     def diag(self, X):
-        return np.full(len(X), self.noise_level, dtype=np.float64)
+        return np.full(len(X), self.noise_level, dtype=_float_dtype(X))
 
     def _gradient(self, X, K, name):
         yield self.noise_level * np.eye(len(X))
