@@ -56,3 +56,12 @@ def test_resolve_estimator_kernel_strings_and_clones():
     given = RBF(2.0)
     k = resolve_estimator_kernel(_Est(given), n_features=4)
     assert k == given and k is not given  # a clone: fitting never mutates the parameter
+
+
+def test_resolve_estimator_kernel_does_not_share_a_sklearn_kernel():
+    from sklearn.gaussian_process.kernels import RBF as SkRBF
+
+    sk = SkRBF(1.5)
+    k = resolve_estimator_kernel(_Est(sk), n_features=2)
+    k.theta = np.log([0.2])  # what a hyperparameter search does to kernel_
+    assert sk.length_scale == 1.5 and k.kernel is not sk

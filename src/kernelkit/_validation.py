@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data  # noqa: F401
 
-from .kernels import Kernel, resolve_kernel
+from .kernels import Kernel, SklearnKernel, resolve_kernel
 
 __all__ = [
     "validate_data",
@@ -77,4 +77,5 @@ def resolve_estimator_kernel(estimator, n_features: int) -> Kernel:
         kernel_params=getattr(estimator, "kernel_params", None),
         n_features=n_features,
     )
-    return clone(k) if k is kernel else k
+    # a wrapped scikit-learn kernel is the user's object too: clone the wrapper deeply
+    return clone(k) if k is kernel or isinstance(k, SklearnKernel) else k
