@@ -135,3 +135,28 @@ def test_max_iter_warns_with_the_gap(params):
     with pytest.warns(ConvergenceWarning, match="duality gap"):
         oc = OneClassSVM(max_iter=1, tol=1e-12, **params).fit(_data(100))
     assert oc.fit_status_ == 1
+
+
+def test_notes_formulation_warns_when_every_point_is_an_outlier():
+    import warnings
+
+    X = _data(80)
+    with pytest.warns(UserWarning, match="increase C"):
+        oc = OneClassSVM(gamma=0.5).fit(X)  # default C = 1: f <= 1 everywhere
+    assert np.all(oc.predict(X) == -1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.any(OneClassSVM(C=20.0, gamma=0.5).fit(X).predict(X) == 1)
+    np.testing.assert_allclose(  # the positional order: kernel, C, nu, gamma
+        OneClassSVM("rbf", 20.0, None, 0.5, random_state=0).fit(X).decision_function(X),
+        OneClassSVM(C=20.0, gamma=0.5, random_state=0).fit(X).decision_function(X))
+
+
+@pytest.mark.parametrize("params", [dict(C=20.0, gamma=0.5), dict(nu=0.2, gamma=0.5)])
+def test_verbose_shows_progress_on_stderr(params, capfd):
+    pytest.importorskip("tqdm")
+    X = _data(60)
+    OneClassSVM(**params).fit(X)
+    assert capfd.readouterr().err == ""
+    OneClassSVM(verbose=True, **params).fit(X)
+    assert "OneClassSVM" in capfd.readouterr().err

@@ -24,10 +24,12 @@ score_samples - rho``.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, OutlierMixin, clone
 
+from .._progress import progress_bar
 from .._validation import (
     FLOAT_DTYPES,
     check_in_range,
@@ -75,7 +77,7 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
         MiB for the kernel matrix / row cache (as scikit-learn's ``cache_size``); default
         ``sklearn.get_config()["working_memory"]``.
     verbose : bool, default=False
-        Accepted for compatibility with scikit-learn's OneClassSVM; no output.
+        Show a progress bar of the solve (with the final duality gap) on stderr.
 
     Attributes
     ----------
@@ -116,8 +118,8 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
     # fixed gamma: "scale" reads the unweighted X.var(), so duplicated rows change it
     _test_params = [dict(C=20.0, gamma=0.5, tol=1e-10), dict(nu=0.5, gamma=0.5, tol=1e-8)]
 
-    def __init__(self, kernel="rbf", C: float = 1.0, nu: float | None = None, *,
-                 gamma="scale", degree: int = 3, coef0: float = 0.0,
+    def __init__(self, kernel="rbf", C: float = 1.0, nu: float | None = None,
+                 gamma="scale", *, degree: int = 3, coef0: float = 0.0,
                  kernel_params: dict | None = None, tol: float = 1e-3,
                  max_iter: int | None = None, shrinking: bool = True, random_state=None,
                  cache_size: float | None = None, verbose: bool = False):
@@ -191,6 +193,8 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
         keep = np.flatnonzero(sw > 0)  # zero weight: the point drops out of the problem
         m, w = len(keep), sw[keep]
         K, Xk = (X[np.ix_(keep, keep)], None) if precomputed else (kernel, X[keep])
+        bar = progress_bar(self.verbose, total=1,
+                           desc=f"OneClassSVM ({'dual_cd' if nu is None else 'smo'})")
         if nu is None:
             # dual of (1/sum w) sum_i w_i (1 - f_i)_+ + ||f||^2/(2C): hinge with y = +1,
             # box [0, C w_i / sum w]  (C/m for unit weights)
@@ -199,6 +203,12 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
                                 random_state=self.random_state, working_memory=wm)
             alpha, rho = res.coef, 1.0
             self.dual_objective_ = float(res.info["dual"])
+            if not np.any(res.info["f"] >= 1.0):  # decision f - 1 < 0 on every training point
+                warnings.warn(
+                    f"OneClassSVM(C={self.C}) marks every training point as an outlier: "
+                    "in the notes' formulation f(x) <= sum(alpha) <= C max k(x, x), so "
+                    "inliers need C > 1 for a kernel bounded by 1 (RBF); increase C (e.g. "
+                    "C=10) or set nu.", UserWarning, stacklevel=2)
         else:
             # libsvm's start: sum alpha = nu sum w, filled greedily up to each bound w_i
             total = nu * w.sum()
@@ -209,6 +219,9 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
                             working_memory=wm)
             alpha, rho = res.info["dual_coef"], float(res.info["rho"])
             self.dual_objective_ = float(res.info["objective"])
+        bar.set_postfix_str(f"gap {res.info['gap']:.2e}")
+        bar.update()
+        bar.close()
         nz = np.flatnonzero(alpha > 0)
         support = keep[nz]
         self.kernel_ = kernel
