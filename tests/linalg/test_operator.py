@@ -94,3 +94,16 @@ def test_top_eigh_dense_accepts_a_kernel_operator():
     X = np.random.default_rng(5).normal(size=(80, 2))
     w, _ = top_eigh(KernelOperator(RBF(), X), 3, "dense")
     np.testing.assert_allclose(w, np.linalg.eigvalsh(RBF()(X))[::-1][:3], rtol=1e-10)
+
+
+def test_scipy_iterative_solvers_take_the_operator_directly():
+    from scipy.sparse.linalg import aslinearoperator, cg
+
+    X = np.random.default_rng(6).normal(size=(90, 2))
+    k = RBF(0.8) + White(0.5)
+    b = np.ones(90)
+    op = KernelOperator(k, X, working_memory=0.005)
+    x, info = cg(op, b, rtol=1e-12)
+    assert info == 0
+    np.testing.assert_allclose(k(X) @ x, b, atol=1e-9)
+    np.testing.assert_allclose(aslinearoperator(op).rmatvec(b), k(X).T @ b, rtol=1e-10)

@@ -233,6 +233,15 @@ class KernelOperator:
         return LinearOperator((m, n), matvec=self.t_matmul, matmat=self.t_matmul,
                               rmatvec=self.matmul, dtype=self.dtype)
 
+    # scipy's aslinearoperator (hence scipy.sparse.linalg.cg/minres/eigsh) reads these
+    def matvec(self, v) -> np.ndarray:
+        """``K @ v`` (scipy's LinearOperator protocol)."""
+        return self.matmul(v)
+
+    def rmatvec(self, u) -> np.ndarray:
+        """``K.T @ u`` (scipy's LinearOperator protocol)."""
+        return self.t_matmul(u)
+
     def as_linear_operator(self) -> LinearOperator:
         """A scipy ``LinearOperator`` view (for scipy's iterative solvers)."""
         return LinearOperator(self.shape, matvec=self.matmul, matmat=self.matmul,
