@@ -49,8 +49,8 @@ class JointKernelModel(BaseEstimator):
         check_is_fitted(self, "unary_coef_")
         parts, offsets = self.oracle_.split_inputs(X)
         if parts.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {parts.shape[1]} features, but {type(self).__name__} was "
-                             f"fitted with {self.n_features_in_}.")
+            raise ValueError(f"X has {parts.shape[1]} features, but {type(self).__name__} is "
+                             f"expecting {self.n_features_in_} features as input.")
         return parts, offsets
 
     def _unary(self, parts) -> np.ndarray:
@@ -63,18 +63,24 @@ class JointKernelModel(BaseEstimator):
         Z = self.oracle_.argmax_batch(parts, offsets, self._unary(parts), self.pairwise_coef_)
         return self.oracle_.decode(Z, offsets)
 
-    def decision_function(self, X, Y) -> np.ndarray:
-        """f(x_i, y_i) for the given (input, output) pairs, shape (n,)."""
+    def decision_function(self, X, y=None) -> np.ndarray:
+        """f(x_i, y_i) for the given (input, output) pairs, shape (n,).
+
+        Without ``y``, the score of the predicted output, max_y f(x_i, y).
+        """
         parts, offsets = self._parts(X)
-        Z = self.oracle_.encode(Y, offsets)
         G = self._unary(parts)
+        if y is None:
+            Z = self.oracle_.argmax_batch(parts, offsets, G, self.pairwise_coef_)
+        else:
+            Z = self.oracle_.encode(y, offsets)
         f = np.add.reduceat(G[np.arange(len(Z)), Z], offsets[:-1])
         return f + self.oracle_.pairwise_batch(Z, offsets) @ self.pairwise_coef_
 
-    def score(self, X, Y) -> float:
+    def score(self, X, y) -> float:
         """Fraction of parts labelled correctly (accuracy; per-letter accuracy for chains)."""
         parts, offsets = self._parts(X)
-        Z = self.oracle_.encode(Y, offsets)
+        Z = self.oracle_.encode(y, offsets)
         Zp = self.oracle_.argmax_batch(parts, offsets, self._unary(parts), self.pairwise_coef_)
         return float(np.mean(Zp == Z))
 

@@ -76,10 +76,10 @@ class StructuredPerceptron(JointKernelModel):
         self.random_state = random_state
         self.verbose = verbose
 
-    def fit(self, X, Y) -> StructuredPerceptron:
-        """Run the perceptron on inputs ``X`` and outputs ``Y``."""
+    def fit(self, X, y) -> StructuredPerceptron:
+        """Run the perceptron on inputs ``X`` and outputs ``y``."""
         epochs = check_count(self.max_epochs, "max_epochs")
-        parts, offsets, Z = self._prepare(X, Y, need_loss=False)
+        parts, offsets, Z = self._prepare(X, y, need_loss=False)
         rng = check_random_state(self.random_state)
         field = UnaryField(self.kernel_, parts, self.oracle_.n_states, self.cache_size)
         st = DualState(self.oracle_, parts, offsets, Z, field, 1.0)

@@ -117,14 +117,14 @@ class StructuredSVM(JointKernelModel):
         self.random_state = random_state
         self.verbose = verbose
 
-    def fit(self, X, Y) -> StructuredSVM:
-        """Fit on inputs ``X`` and outputs ``Y`` (as the oracle defines them)."""
+    def fit(self, X, y) -> StructuredSVM:
+        """Fit on inputs ``X`` and outputs ``y`` (as the oracle defines them)."""
         C = check_positive(self.C, "C")
         check_positive(self.tol, "tol", allow_zero=True)
         max_iter = check_count(self.max_iter, "max_iter")
         if self.solver not in _SOLVERS:
             raise ValueError(f"solver must be one of {sorted(_SOLVERS)}; got {self.solver!r}.")
-        parts, offsets, Z = self._prepare(X, Y, need_loss=True)
+        parts, offsets, Z = self._prepare(X, y, need_loss=True)
         rng = check_random_state(self.random_state)
         field = UnaryField(self.kernel_, parts, self.oracle_.n_states, self.cache_size)
         st = DualState(self.oracle_, parts, offsets, Z, field, C)

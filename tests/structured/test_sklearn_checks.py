@@ -1,0 +1,35 @@
+"""scikit-learn's estimator checks on the structured estimators with a MulticlassOracle.
+
+They live in kernelkit.structured (not the top level), so tests/test_common.py does not
+discover them; with a MulticlassOracle they are plain multiclass estimators and pass
+sklearn's generic checks.
+"""
+
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from kernelkit.structured import (
+    ChainOracle,
+    MulticlassOracle,
+    StructuredPerceptron,
+    StructuredSVM,
+)
+
+
+@parametrize_with_checks([StructuredSVM(MulticlassOracle(), max_iter=20, random_state=0),
+                          StructuredPerceptron(MulticlassOracle(), random_state=0)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("cls", [StructuredSVM, StructuredPerceptron])
+def test_decision_function_without_y_is_the_score_of_the_prediction(cls):
+    rng = np.random.default_rng(0)
+    Y = [rng.integers(0, 3, size=rng.integers(1, 5)) for _ in range(12)]
+    X = [np.c_[y + 0.5 * rng.normal(size=len(y))] for y in Y]
+    kw = {"max_iter": 5, "tol": 1.0} if cls is StructuredSVM else {}
+    m = cls(ChainOracle(3), kernel="linear", random_state=0, **kw).fit(X, Y)
+    pred = m.predict(X)
+    np.testing.assert_allclose(m.decision_function(X), m.decision_function(X, pred))
+    assert np.all(m.decision_function(X) >= m.decision_function(X, Y) - 1e-12)
