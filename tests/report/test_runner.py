@@ -118,3 +118,53 @@ def test_kernels_section_quick():
 
     for _, fig in sec.figures:
         plt.close(fig)
+
+
+def test_accuracy_summary_figure(tmp_path):
+    """Every accuracy row of the tour (multiclass, structured, ...) in one bar chart, ours and
+    the peer's; rows without an accuracy in [0, 1] are left out; shown under Summary."""
+    from kernelkit.report import Section
+    from kernelkit.report.html import render_html
+
+    rows = [dict(model="MulticlassSVM", data="letters", metric="test accuracy", ours=0.86,
+                 peer=0.85),
+            dict(model="StructuredSVM chain", data="words", metric="test letter accuracy",
+                 ours=0.73, peer=None),
+            dict(model="KernelPCA", data="digits", metric="top eigenvalue", ours=27.4, peer=27.4),
+            dict(model="Odd", data="x", metric="accuracy (%)", ours=86.0, peer=85.0)]
+    results = [runner.SectionResult(name="s", order=1, title="S",
+                                    section=Section(title="S", rows=rows))]
+    fig = runner.accuracy_figure(results)
+    ax = fig.axes[0]
+    widths = sorted(round(p.get_width(), 6) for p in ax.patches)
+    assert widths == [0.73, 0.85, 0.86]  # two of ours, one peer
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert any("MulticlassSVM" in t for t in labels) and any("Structured" in t for t in labels)
+    assert not any("KernelPCA" in t or "Odd" in t for t in labels)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    assert runner.accuracy_figure([runner.SectionResult(name="e", order=1, title="E",
+                                                        section=Section(title="E"))]) is None
+
+    res = runner.DemoResult(sections=results, html_path=None, seconds=1.0, quick=True,
+                            summary_figures=[("accuracies", b"\x89PNG fake")])
+    html = render_html(res)
+    summary = html.split("<h2>Summary</h2>")[1].split("<section")[0]
+    assert "<figcaption>accuracies</figcaption>" in summary
+
+
+def test_run_demo_adds_the_accuracy_figure(fake_sections, tmp_path):
+    (fake_sections / "acc.py").write_text(textwrap.dedent('''
+        from kernelkit.report import Section
+        ORDER = 2
+        TITLE = "Accuracies"
+        def run(ctx):
+            return Section(title=TITLE, rows=[dict(model="C", data="d",
+                           metric="test accuracy", ours=0.9, peer=0.8)])
+    '''))
+    res = runner.run_demo(tmp_path / "rep", quick=True, only=["acc"], stream=io.StringIO())
+    assert res.ok and len(res.summary_figures) == 1
+    assert res.summary_figures[0][1][:8] == b"\x89PNG\r\n\x1a\n"
+    html = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
+    assert html.count("data:image/png;base64,") == 1 and "Test accuracy of every" in html

@@ -57,6 +57,12 @@ def _table(header, rows, numeric_from: int = 0) -> str:
     return "".join(out)
 
 
+def _figure(caption: str, png: bytes) -> str:
+    data = base64.b64encode(png).decode("ascii")
+    return (f'<figure><img alt="{_e(caption)}" src="data:image/png;base64,{data}">'
+            f"<figcaption>{_e(caption)}</figcaption></figure>")
+
+
 def _anchor(res: SectionResult) -> str:
     return "sec-" + "".join(ch if ch.isalnum() else "-" for ch in res.name)
 
@@ -84,12 +90,7 @@ def _section(res: SectionResult) -> str:
         if sec.rows:
             parts.append(_table(TABLE_COLUMNS, [row_cells(r) for r in sec.rows],
                                 numeric_from=len(ROW_KEYS) - 2))
-        for caption, png in res.figures_png:
-            data = base64.b64encode(png).decode("ascii")
-            parts.append(
-                f'<figure><img alt="{_e(caption)}" src="data:image/png;base64,{data}">'
-                f"<figcaption>{_e(caption)}</figcaption></figure>"
-            )
+        parts += [_figure(caption, png) for caption, png in res.figures_png]
     if res.warnings:
         parts.append('<ul class="warn">' + "".join(f"<li>{_e(w)}</li>" for w in res.warnings)
                      + "</ul>")
@@ -149,6 +150,7 @@ def render_html(result: DemoResult) -> str:
         _table(["section", *TABLE_COLUMNS], summary_rows, numeric_from=4)
         if summary_rows else "<p>No rows.</p>",
     ]
+    body += [_figure(caption, png) for caption, png in result.summary_figures]
     if result.not_in_tour:
         body.append(f"<p>Public estimators not in the tour yet (no section names them): "
                     f"{_e(', '.join(result.not_in_tour))}.</p>")

@@ -16,6 +16,7 @@ import os
 import pkgutil
 import re
 import sys
+import textwrap
 import time
 import traceback
 import warnings
@@ -25,7 +26,7 @@ from typing import Any, TextIO
 
 from . import DemoContext, Section
 
-__all__ = ["run_demo", "discover_sections", "SectionResult", "DemoResult"]
+__all__ = ["run_demo", "discover_sections", "accuracy_figure", "SectionResult", "DemoResult"]
 
 SECTIONS_PACKAGE = "kernelkit.report.sections"
 ROW_KEYS = ("model", "data", "metric", "ours", "peer")
@@ -62,6 +63,7 @@ class DemoResult:
     seconds: float
     quick: bool
     not_in_tour: list[str] = field(default_factory=list)
+    summary_figures: list[tuple[str, bytes]] = field(default_factory=list)  # (caption, PNG)
 
     @property
     def ok(self) -> bool:
@@ -246,6 +248,54 @@ def _print_section(res: SectionResult, out: TextIO, quick: bool) -> None:
               "should take", file=out, flush=True)
 
 
+def _number(value: Any) -> float | None:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return None
+    return v if v == v else None
+
+
+def accuracy_figure(results: list[SectionResult]):
+    """One bar chart of every accuracy row of the tour (ours and the peer's where given):
+    the multiclass, structured and binary accuracies side by side. ``None`` if no row
+    reports an accuracy."""
+    rows = []
+    for r in results:
+        if not r.ok:
+            continue
+        for row in r.section.rows:
+            ours = _number(row.get("ours"))
+            if "accuracy" not in str(row.get("metric", "")).lower() or ours is None:
+                continue
+            if not 0.0 <= ours <= 1.0:
+                continue
+            peer = _number(row.get("peer"))
+            rows.append((str(row["model"]), str(row.get("data", "")), ours,
+                         peer if peer is not None and 0.0 <= peer <= 1.0 else None))
+    if not rows:
+        return None
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    n = len(rows)
+    fig, ax = plt.subplots(figsize=(9.0, 0.38 * n + 1.2))
+    pos = np.arange(n)[::-1]
+    ax.barh(pos + 0.2, [r[2] for r in rows], height=0.4, color="#1f77b4", label="kernelkit")
+    peers = [(p, r[3]) for p, r in zip(pos, rows) if r[3] is not None]
+    if peers:
+        ax.barh([p - 0.2 for p, _ in peers], [v for _, v in peers], height=0.4,
+                color="#ff7f0e", label="peer (the table's peer column)")
+    labels = [textwrap.shorten(f"{m} · {d}", 70, placeholder="…") for m, d, _, _ in rows]
+    ax.set_yticks(pos, labels, fontsize=7)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("test accuracy")
+    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, fontsize=8, frameon=False)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
 def _not_in_tour(results: list[SectionResult]) -> list[str]:
     """Public estimators that no row of the tour names (a missing section, not a failure)."""
     from ..utils import all_estimators
@@ -337,6 +387,16 @@ def run_demo(
         print(text_table(["section", *TABLE_COLUMNS], rows), file=out)
     for r in result.failed:
         print(f"FAILED section {r.name}: {r.error}", file=out)
+    try:
+        fig = accuracy_figure(results)
+        if fig is not None:
+            result.summary_figures.append(
+                ("Test accuracy of every classifier in the tour (multiclass, structured and "
+                 "binary), ours and the peer of the same row on the same data.", _png(fig)))
+    except Exception as exc:  # noqa: BLE001 - the summary figure is a convenience
+        print(f"note: no accuracy summary figure ({type(exc).__name__}: {exc})", file=out)
+    finally:
+        _close_all()
     if only is None:
         result.not_in_tour = _not_in_tour(results)
         if result.not_in_tour:
