@@ -107,3 +107,14 @@ def test_scipy_iterative_solvers_take_the_operator_directly():
     assert info == 0
     np.testing.assert_allclose(k(X) @ x, b, atol=1e-9)
     np.testing.assert_allclose(aslinearoperator(op).rmatvec(b), k(X).T @ b, rtol=1e-10)
+
+
+def test_diag_of_a_square_cross_operator():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(600, 3))
+    Y = X + 0.1 * rng.normal(size=(600, 3))
+    for k in (RBF(0.9), Laplacian(1.2), RBF(1.0) + White(0.5)):
+        np.testing.assert_allclose(KernelOperator(k, X, Y).diag(), np.diagonal(k(X, Y)),
+                                   rtol=1e-12)
+    with pytest.raises(ValueError, match="square"):
+        KernelOperator(RBF(), X, Y[:5]).diag()
