@@ -124,7 +124,8 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
 
     # tight solves and a fixed gamma ("scale" reads the unweighted X.var(), as SVC) so that
     # sklearn's sample-weight equivalence check compares the same optima
-    _test_params = [dict(gamma=1.0, tol=1e-12, max_iter=20_000)]
+    _test_params = [dict(gamma=1.0, tol=1e-12, max_iter=20_000),
+                    dict(loss="crammer_singer", gamma=1.0, tol=1e-12, max_iter=20_000)]
 
     def __init__(self, kernel="rbf", C: float = 1.0, loss="weston_watkins", *,
                  gamma="scale", degree: int = 3, coef0: float = 0.0,
