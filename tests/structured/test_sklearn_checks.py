@@ -5,10 +5,13 @@ discover them; with a MulticlassOracle they are plain multiclass estimators and 
 sklearn's generic checks.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from kernelkit.exceptions import ConvergenceWarning
 from kernelkit.structured import (
     ChainOracle,
     MulticlassOracle,
@@ -33,3 +36,23 @@ def test_decision_function_without_y_is_the_score_of_the_prediction(cls):
     pred = m.predict(X)
     np.testing.assert_allclose(m.decision_function(X), m.decision_function(X, pred))
     assert np.all(m.decision_function(X) >= m.decision_function(X, Y) - 1e-12)
+
+
+@pytest.mark.parametrize("cls", [StructuredSVM, StructuredPerceptron])
+@pytest.mark.parametrize("cache_size", [1024, 0])
+def test_precomputed_kernel_equals_the_kernel(cls, cache_size):
+    from kernelkit.kernels import RBF
+
+    rng = np.random.default_rng(0)
+    y = np.arange(30) % 3
+    X = rng.normal(size=(30, 2)) + np.c_[y, -y]
+    Xt = rng.normal(size=(10, 2))
+    kw = dict(random_state=0, cache_size=cache_size)
+    kw.update(max_iter=10, tol=0.0) if cls is StructuredSVM else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # a fixed pass budget
+        a = cls(MulticlassOracle(), kernel=RBF(1.0), **kw).fit(X, y)
+        b = cls(MulticlassOracle(), kernel="precomputed", **kw).fit(RBF(1.0)(X), y)
+    Kt = RBF(1.0)(Xt, X)
+    np.testing.assert_allclose(b.decision_function(Kt), a.decision_function(Xt), atol=1e-12)
+    np.testing.assert_array_equal(b.predict(Kt), a.predict(Xt))

@@ -55,7 +55,7 @@ class JointKernelModel(BaseEstimator):
 
     def _unary(self, parts) -> np.ndarray:
         return unary_scores(self.kernel_, self.support_parts_, self.unary_coef_,
-                            self.label_kernel_, parts)
+                            self.label_kernel_, parts, self.support_)
 
     def predict(self, X):
         """argmax_y f(x, y) for every input (labels for classes, arrays for sequences)."""

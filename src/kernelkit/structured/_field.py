@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels import FeatureMap, Linear
+from ..kernels import FeatureMap, Linear, Precomputed
 from ..linalg import KernelOperator
 
 __all__ = ["UnaryField", "unary_scores"]
@@ -175,10 +175,16 @@ class UnaryField:
         return sv, self.U[sv].copy()
 
 
-def unary_scores(kernel, support_parts, coef, L, parts) -> np.ndarray:
-    """G = k_X(parts, support_parts) coef L (blockwise), shape (len(parts), S)."""
+def unary_scores(kernel, support_parts, coef, L, parts, support=None) -> np.ndarray:
+    """G = k_X(parts, support_parts) coef L (blockwise), shape (len(parts), S).
+
+    For a precomputed kernel ``parts`` are kernel rows against all training parts and
+    ``support`` the training indices of the support parts.
+    """
     if len(support_parts) == 0:
         return np.zeros((len(parts), coef.shape[1]))
+    if isinstance(kernel, Precomputed):
+        return (np.asarray(parts, dtype=np.float64)[:, support] @ coef) @ L
     if isinstance(kernel, Linear):
         return (parts @ (support_parts.T @ coef)) @ L  # primal form of the linear kernel
     return (KernelOperator(kernel, parts, support_parts) @ coef) @ L

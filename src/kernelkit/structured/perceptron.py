@@ -41,7 +41,7 @@ class StructuredPerceptron(JointKernelModel):
 
     Attributes
     ----------
-    oracle_, kernel_, support_parts_, unary_coef_, pairwise_coef_, label_kernel_ :
+    oracle_, kernel_, support_, support_parts_, unary_coef_, pairwise_coef_, label_kernel_ :
         As in :class:`~kernelkit.structured.StructuredSVM`.
     n_mistakes_ : list of int
         Mistakes per epoch.
@@ -113,6 +113,7 @@ class StructuredPerceptron(JointKernelModel):
             U = ((k + 1) * U - U_acc) / k
             w_tau = ((k + 1) * w_tau - tau_acc) / k
         sv = np.flatnonzero(np.any(U != 0.0, axis=1))
+        self.support_ = sv
         self.support_parts_ = parts[sv]
         self.unary_coef_ = U[sv]
         self.pairwise_coef_ = w_tau.copy()

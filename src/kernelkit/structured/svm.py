@@ -69,8 +69,10 @@ class StructuredSVM(JointKernelModel):
         The fitted clone of ``oracle``.
     kernel_ : Kernel
         The resolved input kernel.
+    support_ : ndarray of shape (n_support,)
+        Indices (among all training parts) of the parts with a nonzero unary coefficient.
     support_parts_ : ndarray of shape (n_support, n_features)
-        Training parts with a nonzero unary coefficient.
+        Those training parts.
     unary_coef_ : ndarray of shape (n_support, n_states)
         Coefficients U: f's unary scores are k_X(x_t, support_parts_) U L.
     pairwise_coef_ : ndarray of shape (n_pairwise_features,)
