@@ -268,6 +268,7 @@ XYZ = ("--target", "y", "--features", "x1,x2,x3")
         (("evaluate", "--model", "{d}/krr.kkm", "--data", "{d}/test.parquet", "--target",
           "z"), ["column 'z' is not in"]),
         (("demo", "--only", "nosuch", "--out", "{out}"), ["unknown demo section 'nosuch'"]),
+        (("demo", "--only", "kernels", "--out", "{d}/train.csv"), ["train.csv is a file"]),
         (("fit", "KernelRidge", "--data", "{d}/train.csv", "--target", "y", "--features",
           "x1,x2,x3", "--out", "{tmp}"), ["it is a folder"]),
         (("predict", "--model", "{d}/krr.kkm", "--data", "{d}/test.parquet", "--out",

@@ -326,6 +326,9 @@ def cmd_demo(args) -> int:
     from .report.runner import run_demo
 
     only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"--out {args.out} is a file; give a folder for report.html")
     try:
         result = run_demo(args.out, quick=args.quick, only=only, random_state=args.seed,
                           debug=args.debug)
