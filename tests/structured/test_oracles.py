@@ -62,6 +62,10 @@ def test_multiclass_label_kernel_and_loss_matrix():
         MulticlassOracle(label_kernel=np.array([[1.0, 2.0], [2.0, 1.0]])).fit([0, 1])
     with pytest.raises(ValueError, match="zero diagonal"):
         MulticlassOracle(loss_matrix=np.ones((2, 2))).fit([0, 1])
+    with pytest.raises(ValueError, match="numeric class values"):
+        MulticlassOracle(label_kernel=RBF(1.0)).fit(["a", "b"])
+    np.testing.assert_allclose(MulticlassOracle(label_kernel=RBF(1.0)).fit([0.0, 2.0])
+                               .label_kernel_matrix(), RBF(1.0)(np.c_[[0.0, 2.0]]))
     with pytest.raises(ValueError, match="sizes differ"):
         MulticlassOracle(label_kernel=np.eye(2), loss_matrix=1 - np.eye(3)).fit([0, 1])
 

@@ -134,6 +134,10 @@ class MulticlassOracle(_OnePartOracle):
             self.classes_ = np.unique(Y)
         k = len(self.classes_)
         if isinstance(self.label_kernel, Kernel):
+            if self.classes_.dtype.kind not in "iufb":
+                raise ValueError("a Kernel label_kernel is evaluated on numeric class values; "
+                                 f"got {self.classes_.dtype} labels. Pass a label similarity "
+                                 "matrix indexed by 0..k-1 instead.")
             c = np.asarray(self.classes_, dtype=np.float64).reshape(-1, 1)
             self.label_matrix_ = _check_psd(self.label_kernel(c), "label_kernel(classes)")
         elif self.label_kernel is None:
