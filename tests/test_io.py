@@ -291,6 +291,16 @@ def test_extra_member(saved, tmp_path):
     bad = _rewrite(saved, tmp_path / "bad.kkm", extra={"payload.pkl": b"\x80\x04."})
     with pytest.raises(FormatError, match="unexpected member 'payload.pkl'"):
         load(bad)
+    # the same when the copy lost the ZIP comment, or the member was appended in place
+    bad = _rewrite(saved, tmp_path / "bad2.kkm", extra={"payload.pkl": b"x"}, comment=b"")
+    with pytest.raises(FormatError, match="unexpected member 'payload.pkl'"):
+        load(bad)
+    appended = tmp_path / "appended.kkm"
+    appended.write_bytes(saved.read_bytes())
+    with zipfile.ZipFile(appended, "a") as zf:
+        zf.writestr("arrays/99999.npy", b"\x93NUMPY")
+    with pytest.raises(FormatError, match="unexpected member 'arrays/99999.npy'"):
+        load(appended)
 
 
 def test_missing_member(saved, tmp_path):

@@ -657,12 +657,6 @@ def _check_manifest(zf: zipfile.ZipFile, path) -> dict:
             f"{manifest.get('library_version', '?')}; this kernelkit reads format versions up "
             f"to {FORMAT_VERSION}. Upgrade kernelkit to load it."
         )
-    m = _COMMENT.match(zf.comment or b"")
-    if m is None:
-        raise FormatError(f"{path} is truncated or was altered (its end does not carry the "
-                          "manifest checksum).")
-    if m.group(1).decode() != hashlib.sha256(raw).hexdigest():
-        raise FormatError(f"{path}: {MANIFEST} was altered or corrupted (SHA-256 mismatch).")
     arrays = manifest.get("arrays")
     if not isinstance(arrays, dict):
         raise FormatError(f"{path}: manifest has no array table.")
@@ -676,6 +670,13 @@ def _check_manifest(zf: zipfile.ZipFile, path) -> dict:
     missing = sorted(set(arrays) - set(names))
     if missing:
         raise FormatError(f"{path} lacks member {missing[0]!r} (truncated or altered).")
+    # the member table above is only a guide until the manifest's own checksum holds
+    m = _COMMENT.match(zf.comment or b"")
+    if m is None:
+        raise FormatError(f"{path} is truncated or was altered (its end does not carry the "
+                          "manifest checksum).")
+    if m.group(1).decode() != hashlib.sha256(raw).hexdigest():
+        raise FormatError(f"{path}: {MANIFEST} was altered or corrupted (SHA-256 mismatch).")
     return manifest
 
 
