@@ -14,8 +14,14 @@ from kernelkit.utils import all_estimators
 from .test_common import _data, _fit
 
 pytest.importorskip("tqdm")
-# warnings go to stderr too: only the progress output is under test here
-pytestmark = pytest.mark.filterwarnings("ignore")
+
+
+@pytest.fixture(autouse=True)
+def _no_warnings():
+    """Warnings go to stderr too: only the progress output is under test here."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
 
 # extra arguments so that the fit runs the loop the progress bar counts
 EXTRA = {"GaussianProcessRegressor": {"n_restarts_optimizer": 1},
