@@ -266,3 +266,30 @@ def test_multiclass_loss_on_two_classes_gives_binary_decision(loss):
     F = rbf_kernel(X, clf.support_vectors_, gamma=0.5) @ clf.dual_coef_.T
     np.testing.assert_allclose(d, F[:, 1] - F[:, 0], atol=1e-10)
     np.testing.assert_array_equal(clf.predict(X), clf.classes_[(d > 0).astype(int)])
+
+
+def test_multi_output_regression_is_one_problem_per_column():
+    from kernelkit import KernelRidge
+
+    X, y = _reg_data(n=60)
+    Y = np.column_stack([y, -2.0 * y + 1.0])
+    reg = KernelRegressor(alpha=1e-2, gamma=0.5, fit_intercept=False, tol=1e-14).fit(X, Y)
+    assert reg.predict(X).shape == (60, 2) and reg.dual_coef_.shape[0] == 2
+    for k in range(2):
+        one = KernelRegressor(alpha=1e-2, gamma=0.5, fit_intercept=False, tol=1e-14).fit(X, Y[:, k])
+        np.testing.assert_allclose(reg.predict(X)[:, k], one.predict(X), atol=1e-6)
+    krr = KernelRidge(alpha=60 * 1e-2, kernel="rbf", gamma=0.5).fit(X, Y)
+    np.testing.assert_allclose(reg.predict(X), krr.predict(X), atol=1e-6)
+    assert KernelRegressor(gamma=0.5).fit(X, Y[:, :1]).predict(X).shape == (60, 1)
+
+
+def test_precomputed_kernel_is_pairwise_for_cross_validation():
+    from sklearn.model_selection import cross_val_score
+
+    X, y = _clf_data(n=60)
+    K = rbf_kernel(X, gamma=0.5)
+    a = cross_val_score(KernelClassifier(kernel="precomputed", alpha=1e-3), K, y, cv=3)
+    b = cross_val_score(KernelClassifier(gamma=0.5, alpha=1e-3), X, y, cv=3)
+    np.testing.assert_allclose(a, b)
+    with pytest.raises(ValueError, match="square"):
+        KernelClassifier(kernel="precomputed").fit(K[:, :50], y)

@@ -52,6 +52,12 @@ class _KernelMachine(BaseEstimator):
 
     _task = "regression"
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = (isinstance(self.kernel, str) and self.kernel ==
+                                    "precomputed") or isinstance(self.kernel, Precomputed)
+        return tags
+
     # ------------------------------------------------------------- resolution
     def _resolve_loss(self):
         params = dict(self.loss_params or {})
@@ -143,6 +149,9 @@ class _KernelMachine(BaseEstimator):
 
             kernel = clone(kernel)
         self.kernel_ = kernel
+        if isinstance(kernel, Precomputed) and X.shape[0] != X.shape[1]:
+            raise ValueError(f"kernel='precomputed' needs a square Gram matrix at fit; got "
+                             f"shape {X.shape}.")
         Xk = X[np.ix_(keep, keep)] if isinstance(kernel, Precomputed) else X[keep]
         n_prob = Y.shape[1]
         A = np.zeros((n_prob, X.shape[0]))
@@ -477,13 +486,26 @@ class KernelRegressor(RegressorMixin, _KernelMachine):
         self.verbose = verbose
         self.random_state = random_state
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
     def fit(self, X, y, sample_weight=None) -> KernelRegressor:
-        """Fit on ``X`` (n, d) and targets ``y`` (n,); returns self."""
-        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES, y_numeric=True)
+        """Fit on ``X`` (n, d) and targets ``y`` (n,) or (n, n_outputs); returns self.
+
+        Several outputs are independent problems sharing the kernel (one row of
+        ``dual_coef_`` per output).
+        """
+        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES, y_numeric=True,
+                             multi_output=True)
         if not np.all(np.isfinite(y)):
             raise ValueError("y must be finite (no NaN or inf).")
-        return self._fit(X, np.asarray(y, dtype=np.float64)[:, None], sample_weight)
+        Y = np.asarray(y, dtype=np.float64)
+        self._y_ndim = Y.ndim
+        return self._fit(X, Y if Y.ndim == 2 else Y[:, None], sample_weight)
 
     def predict(self, X) -> np.ndarray:
-        """``f(x) = sum_r a_r k(x_r, x) + b``."""
-        return self._decision(X)[:, 0]
+        """``f(x) = sum_r a_r k(x_r, x) + b``: shape (n,), or (n, n_outputs) for 2-D ``y``."""
+        F = self._decision(X)
+        return F if getattr(self, "_y_ndim", 1) == 2 else F[:, 0]
