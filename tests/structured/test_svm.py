@@ -273,3 +273,30 @@ def test_user_oracle_trains_end_to_end_like_the_builtin():
 
     p = StructuredPerceptron(Binary(), kernel=RBF(1.0), random_state=0).fit(X, y)
     assert p.score(X, y) >= 0.9
+
+
+def test_bcfw_reaches_the_exact_optimum_after_the_pairwise_switch():
+    # past 50 passes BCFW takes pairwise steps, which converge linearly: tight tolerances
+    # are reachable, and the optimum equals the Crammer-Singer one and the enumerated QP
+    from kernelkit import MulticlassSVM
+    from kernelkit.structured import bcfw
+
+    X, y = _blobs(n=60, k=4, seed=1)
+    ours = StructuredSVM(MulticlassOracle(), kernel="linear", C=0.7, tol=1e-8, max_iter=2000,
+                         random_state=0).fit(X, y)
+    cs = MulticlassSVM(kernel="linear", C=0.7, loss="crammer_singer", tol=1e-11,
+                       max_iter=20_000, random_state=0).fit(X, y)
+    assert ours.converged_ and bcfw._PAIRWISE_AFTER < ours.n_iter_ < 1000
+    assert np.all(np.diff(ours.history_) <= 0) and ours.history_[-1] <= 1e-8
+    assert ours.dual_objective_ == pytest.approx(cs.dual_objective_, rel=1e-8)
+    np.testing.assert_array_equal(ours.predict(X), cs.predict(X))
+    Xc, Yc = _chains(d=2)
+    jk = lambda x1, z1, x2, z2: chain_joint_kernel(lambda a, b: float(a @ b), x1, z1, x2, z2)
+    ref, _, _ = structured_dual_qp(jk, Xc, Yc, [all_sequences(len(y), 2) for y in Yc],
+                                   lambda u, v: float(np.mean(u != v)), 2.0)
+    m = StructuredSVM(ChainOracle(2), kernel="linear", C=2.0, tol=1e-7, max_iter=3000,
+                      random_state=0).fit(Xc, Yc)
+    assert m.converged_ and m.dual_objective_ == pytest.approx(ref, rel=1e-6)
+    for fit, n in [(ours, 60), (m, len(Xc))]:  # dual feasible: alpha_i in C * simplex
+        assert np.all(fit.dual_coef_ > 0)
+        assert np.all(np.bincount(fit.active_examples_, fit.dual_coef_, n) <= fit.C + 1e-12)
