@@ -43,7 +43,9 @@ class StructuredSVM(JointKernelModel):
     solver : {"bcfw", "cutting_plane"}, default="bcfw"
         ``"bcfw"``: block-coordinate Frank-Wolfe with exact line search (Lacoste-Julien et
         al. 2013), one loss-augmented inference per example and step, O(1/t) convergence;
-        the solution is the weighted average of the pass iterates (rho_k = 2/(k+2)).
+        the solution is the weighted average of the pass iterates (rho_k = 2/(k+2)); after
+        50 passes the steps become pairwise (mass moves from the block's worst active
+        output to the violated one), which converges linearly near the optimum.
         Memory beyond the kernel cache: the working set's alphas only.
         ``"cutting_plane"``: n-slack cutting planes; each iteration adds every example's
         most violated output (when it beats the example's slack) and re-solves the dual
