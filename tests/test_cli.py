@@ -352,3 +352,30 @@ def test_list_of_estimator_specs():
     assert p["estimators"][0][0] == "p" and type(p["estimators"][1][1]).__name__ == "AdaBoost"
     with pytest.raises(CLIError, match="unknown class 'Foo'"):
         parse_params(MV, ["estimators=[Foo()]"])
+
+
+def test_subpackage_models_in_process(files, tmp_path, capsys):
+    """Weak learners (kernelkit.ensemble) and structured models are public estimators too."""
+    pytest.importorskip("kernelkit.structured")
+    d = files
+    code, out, err = run_main(capsys, "fit", "decisiontree", "--data", d / "train.csv",
+                              "--target", "label", "--features", "x1,x2,x3",
+                              "--param", "max_depth=2", "--out", tmp_path / "dt.kkm")
+    assert code == 0 and "fitted DecisionTree" in out, err
+    assert kernelkit.load(tmp_path / "dt.kkm").max_depth == 2
+    code, out, err = run_main(capsys, "fit", "StructuredSVM", "--data", d / "train.csv",
+                              "--target", "label", "--features", "x1,x2,x3",
+                              "--param", "oracle=MulticlassOracle()", "--param", "kernel=linear",
+                              "--out", tmp_path / "s.kkm")
+    assert code == 0, err
+    code, out, err = run_main(capsys, "evaluate", "--model", tmp_path / "s.kkm", "--data",
+                              d / "test.parquet", "--target", "label")
+    assert code == 0 and "accuracy: " in out, err
+    code, out, err = run_main(capsys, "fit", "StructuredSVM", "--data", d / "train.csv",
+                              "--features", "x1,x2,x3", "--param", "oracle=MulticlassOracle()",
+                              "--out", tmp_path / "s2.kkm")
+    assert code == 1 and "give the target column with --target" in err
+    code, out, err = run_main(capsys, "fit", "MulticlassOracle", "--data", d / "train.csv",
+                              "--target", "label", "--out", tmp_path / "o.kkm")
+    assert code == 1 and "unknown model 'MulticlassOracle'" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dt.kkm", "s.kkm"]

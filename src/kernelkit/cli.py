@@ -150,29 +150,67 @@ def write_table(df, path: str) -> None:
 
 
 # ------------------------------------------------------------------------- estimators
+# subpackages whose public estimators are not top-level names (weak learners, structured)
+SUBPACKAGE_MODELS = ("kernelkit.ensemble", "kernelkit.structured")
+
+
+def _subpackage_model(name: str) -> tuple[str, str] | None:
+    """``(module, Name)`` of an estimator with ``predict`` in :data:`SUBPACKAGE_MODELS`
+    (oracles and abstract bases excluded), matched case-insensitively."""
+    import importlib
+
+    for module in SUBPACKAGE_MODELS:
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:  # pragma: no cover
+            continue
+        names = {n.lower(): n for n in getattr(mod, "__all__", []) if n[:1].isupper()}
+        match = names.get(name.lower())
+        if match is None:
+            continue
+        cls = getattr(mod, match, None)
+        if isinstance(cls, type) and hasattr(cls, "predict") and not hasattr(cls, "argmax"):
+            return module, match
+    return None
+
+
 def model_name(name: str) -> str:
     """The public estimator name matching ``name`` (case-insensitive), or a one-line error.
 
-    Nothing is imported: the public names are lazy exports of :mod:`kernelkit`.
+    Top-level names are looked up without importing anything (they are lazy exports of
+    :mod:`kernelkit`); weak learners and structured models (``DecisionTree``,
+    ``StructuredSVM``) are found in their subpackages.
     """
     import kernelkit
 
     names = [n for n in kernelkit.__all__ if n[:1].isupper()]
     match = name if name in names else {n.lower(): n for n in names}.get(name.lower())
     if match is None:
+        sub = _subpackage_model(name)
+        if sub is not None:
+            return sub[1]
         hint = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
         extra = f"; did you mean {hint[0]!r}?" if hint else ""
-        raise CLIError(f"unknown model {name!r}{extra} (models: {', '.join(sorted(names))})")
+        raise CLIError(f"unknown model {name!r}{extra} (models: {', '.join(sorted(names))}; "
+                       "also the weak learners of kernelkit.ensemble and the models of "
+                       "kernelkit.structured)")
     return match
 
 
 def estimator_class(name: str) -> type:
     """The public estimator class called ``name`` (only its own module is imported)."""
+    import importlib
+
     from sklearn.base import BaseEstimator
 
     import kernelkit
 
-    cls = getattr(kernelkit, model_name(name))
+    found = model_name(name)
+    if found in kernelkit.__all__:
+        cls = getattr(kernelkit, found)
+    else:
+        module, found = _subpackage_model(found)
+        cls = getattr(importlib.import_module(module), found)
     if not (isinstance(cls, type) and issubclass(cls, BaseEstimator)):
         raise CLIError(f"{name!r} is not an estimator")
     return cls
@@ -318,6 +356,10 @@ def _kind(model) -> str:
         return "regressor"
     if is_outlier_detector(model):
         return "outlier detector"
+    fit_y = inspect.signature(model.fit).parameters.get("y")
+    if fit_y is not None and fit_y.default is inspect.Parameter.empty and hasattr(model,
+                                                                                 "predict"):
+        return "structured predictor"  # e.g. StructuredSVM(oracle=MulticlassOracle())
     return "transformer"
 
 
@@ -374,7 +416,7 @@ def cmd_fit(args) -> int:
     except Exception as exc:  # noqa: BLE001
         raise CLIError(f"cannot create {cls.__name__}: {_one_line(exc)}") from None
     kind = _kind(model)
-    if args.target is None and kind in ("classifier", "regressor"):
+    if args.target is None and kind in ("classifier", "regressor", "structured predictor"):
         raise CLIError(f"{cls.__name__} is a {kind}: give the target column with --target")
     y = None
     if args.target is not None and kind != "transformer":
