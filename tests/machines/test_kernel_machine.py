@@ -232,6 +232,10 @@ def test_loss_mismatch_and_unknown_loss_params():
         KernelRegressor(loss="huber", loss_params={"dleta": 1.0}).fit(Xr, yr)
     with pytest.raises(ValueError, match="loss_params"):
         KernelClassifier(loss="hinge", loss_params={"q": 0.3}).fit(*_clf_data(n=30))
+    from kernelkit.losses import Huber
+
+    with pytest.raises(ValueError, match="by name"):
+        KernelRegressor(loss=Huber(0.5), loss_params={"delta": 1.0}).fit(Xr, yr)
 
 
 def test_signature_follows_the_issue():
@@ -293,3 +297,13 @@ def test_precomputed_kernel_is_pairwise_for_cross_validation():
     np.testing.assert_allclose(a, b)
     with pytest.raises(ValueError, match="square"):
         KernelClassifier(kernel="precomputed").fit(K[:, :50], y)
+
+
+@pytest.mark.parametrize("loss", ["squared", "epsilon_insensitive"])
+def test_regressor_keeps_float32(loss):
+    X, y = _reg_data(n=60)
+    X32 = X.astype(np.float32)
+    reg = KernelRegressor(loss=loss, alpha=1e-3, gamma=0.5).fit(X32, y)
+    p32 = reg.predict(X32)
+    assert p32.dtype == np.float32 and reg.predict(X).dtype == np.float64
+    np.testing.assert_allclose(p32, reg.predict(X), rtol=1e-4, atol=1e-4)

@@ -64,7 +64,10 @@ class _KernelMachine(BaseEstimator):
         if hasattr(self, "epsilon"):
             params.setdefault("epsilon", self.epsilon)
         loss = resolve_loss(self.loss, **params)
-        if self.loss_params and isinstance(self.loss, str):
+        if self.loss_params and not isinstance(self.loss, str):
+            raise ValueError(f"loss_params apply to a loss given by name; set them on "
+                             f"loss={self.loss!r} itself.")
+        if self.loss_params:
             import inspect
 
             accepted = set(inspect.signature(type(loss)).parameters)
@@ -242,6 +245,10 @@ class _KernelMachine(BaseEstimator):
             # sum_r a_r k(x_r, x), blockwise within working memory
             F = KernelOperator(self.kernel_, X, self.support_vectors_) @ W
         return F + self.intercept_
+
+
+def _dtype(X):
+    return getattr(X, "dtype", None)
 
 
 def _newton_matrix(kernel, X):
@@ -508,4 +515,5 @@ class KernelRegressor(RegressorMixin, _KernelMachine):
     def predict(self, X) -> np.ndarray:
         """``f(x) = sum_r a_r k(x_r, x) + b``: shape (n,), or (n, n_outputs) for 2-D ``y``."""
         F = self._decision(X)
+        F = F.astype(np.float32, copy=False) if _dtype(X) == np.float32 else F  # keep float32
         return F if getattr(self, "_y_ndim", 1) == 2 else F[:, 0]
