@@ -51,19 +51,7 @@ def test_long_fits_have_verbose():
             assert name in names, f"{name} has no verbose="
 
 
-# verbose= accepted for scikit-learn compatibility only (documented "no output"): the issue
-# asks for progress on SVM passes, so this is a known gap in machines/one_class.py.
-NO_PROGRESS = {"OneClassSVM": "OneClassSVM(verbose=True) shows no progress (documented as "
-                              "accepted for scikit-learn compatibility only)"}
-
-
-def _param(cls):
-    reason = NO_PROGRESS.get(cls.__name__)
-    marks = [pytest.mark.xfail(reason=reason, strict=False)] if reason else []
-    return pytest.param(cls, marks=marks, id=cls.__name__)
-
-
-@pytest.mark.parametrize("cls", [_param(c) for c in VERBOSE])
+@pytest.mark.parametrize("cls", VERBOSE, ids=lambda c: c.__name__)
 def test_verbose_progress_and_silence(cls, capfd):
     est = _estimator(cls)
     default = inspect.signature(cls).parameters["verbose"].default
