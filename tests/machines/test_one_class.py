@@ -160,3 +160,13 @@ def test_verbose_shows_progress_on_stderr(params, capfd):
     assert capfd.readouterr().err == ""
     OneClassSVM(verbose=True, **params).fit(X)
     assert "OneClassSVM" in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("C", [5.0, 20.0])
+def test_notes_default_tolerance_gives_the_dual_optimum(C):
+    # defaults only (tol=None: relative gap 1e-8): the 1e-6 on n = 500
+    X = _data(500)
+    oc = OneClassSVM(C=C, gamma=1.0).fit(X)
+    _, D_ref = one_class_dual(rbf_kernel(X, gamma=1.0), C)
+    assert abs(oc.dual_objective_ - D_ref) < 1e-6
+    assert OneClassSVM(nu=0.2, gamma=1.0).fit(X).get_params()["tol"] is None

@@ -65,10 +65,12 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
     degree : int, default=3
     coef0 : float, default=0.0
     kernel_params : dict, optional
-    tol : float, default=1e-3
-        Notes' formulation: relative duality gap; nu: libsvm's KKT-violation tolerance.
+    tol : float, optional
+        Notes' formulation: relative duality gap ``(P - D) / max(|P|, |D|)`` (default 1e-8:
+        dual coordinate steps are cheap, and the dual objective is then exact to about
+        ``1e-8 |D|``); nu: libsvm's KKT-violation tolerance (default 1e-3, scikit-learn's).
     max_iter : int, optional
-        Epochs (notes' formulation, default 1000) or SMO steps (nu, default libsvm-like).
+        Epochs (notes' formulation, default 10,000) or SMO steps (nu, default libsvm-like).
         ``None`` or ``-1`` (scikit-learn's "no limit") use these defaults.
     shrinking : bool, default=True
     random_state : int, RandomState or None, default=None
@@ -120,7 +122,7 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
 
     def __init__(self, kernel="rbf", C: float = 1.0, nu: float | None = None,
                  gamma="scale", *, degree: int = 3, coef0: float = 0.0,
-                 kernel_params: dict | None = None, tol: float = 1e-3,
+                 kernel_params: dict | None = None, tol: float | None = None,
                  max_iter: int | None = None, shrinking: bool = True, random_state=None,
                  cache_size: float | None = None, verbose: bool = False):
         self.kernel = kernel
@@ -169,7 +171,8 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
         C = check_positive(self.C, "C")
         nu = None if self.nu is None else check_in_range(self.nu, "nu", 0.0, 1.0,
                                                          closed="right")
-        tol = check_positive(self.tol, "tol")
+        tol = (1e-8 if nu is None else 1e-3) if self.tol is None else check_positive(
+            self.tol, "tol")
         max_iter = None if self.max_iter is None or (
             isinstance(self.max_iter, numbers.Integral) and self.max_iter == -1) \
             else self.max_iter
@@ -199,7 +202,7 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
             # dual of (1/sum w) sum_i w_i (1 - f_i)_+ + ||f||^2/(2C): hinge with y = +1,
             # box [0, C w_i / sum w]  (C/m for unit weights)
             res = solve_dual_cd(K, np.ones(m), "hinge", C * w / w.sum(), X=Xk, tol=tol,
-                                max_iter=max_iter or 1000, shrinking=self.shrinking,
+                                max_iter=max_iter or 10_000, shrinking=self.shrinking,
                                 random_state=self.random_state, working_memory=wm)
             alpha, rho = res.coef, 1.0
             self.dual_objective_ = float(res.info["dual"])
