@@ -25,7 +25,8 @@ def _no_warnings():
 
 # extra arguments so that the fit runs the loop the progress bar counts
 EXTRA = {"GaussianProcessRegressor": {"n_restarts_optimizer": 1},
-         "NystromKernelRidge": {"solver": "falkon"}}
+         "NystromKernelRidge": {"solver": "falkon"},
+         "KernelRidge": {"solver": "cg"}}
 
 VERBOSE = [cls for _, cls in all_estimators() if "verbose" in inspect.signature(cls).parameters]
 
@@ -45,7 +46,7 @@ def test_long_fits_have_verbose():
     names = {cls.__name__ for cls in VERBOSE}
     import kernelkit
 
-    for name in ("GaussianProcessRegressor", "AdaBoost", "NystromKernelRidge",
+    for name in ("GaussianProcessRegressor", "AdaBoost", "NystromKernelRidge", "KernelRidge",
                  "KernelClassifier", "KernelRegressor", "OneClassSVM", "MulticlassSVM"):
         if name in kernelkit.__all__:
             assert name in names, f"{name} has no verbose="
@@ -61,8 +62,9 @@ def test_verbose_progress_and_silence(cls, capfd):
     out, err = capfd.readouterr()
     assert out == "" and err == "", f"{cls.__name__} printed with verbose={default!r}"
     _fit(clone(est).set_params(verbose=1), X, y)
-    _, err = capfd.readouterr()  # (a one-line summary on stdout is allowed)
+    out, err = capfd.readouterr()
     assert err.strip(), f"{cls.__name__}(verbose=1) showed no progress on stderr"
+    assert out == "", f"{cls.__name__}(verbose=1) wrote to stdout (the CLI's output stream)"
 
 
 def test_structured_verbose(capfd):

@@ -207,3 +207,16 @@ def test_cg_never_forms_the_kernel_matrix():
     assert peak < 0.5 * n * n * 8  # K (50 MB) never held; Nystrom factors are n x 300
     ref = KernelRidge(alpha=0.1, kernel="rbf", solver="cholesky").fit(X, y)
     assert m.solver_ == "cg" and _rel(m.predict(X[:20]), ref.predict(X[:20])) < 1e-6
+
+
+@pytest.mark.parametrize("solver", ["cg", "mixed"])
+def test_verbose_shows_cg_progress_on_stderr_and_is_silent_by_default(solver, capsys):
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((300, 3)), rng.standard_normal(300)
+    quiet = KernelRidge(alpha=1.0, kernel="rbf", solver=solver).fit(X, y)
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == ""
+    loud = KernelRidge(alpha=1.0, kernel="rbf", solver=solver, verbose=1).fit(X, y)
+    out = capsys.readouterr()
+    assert out.out == "" and f"KernelRidge ({solver})" in out.err
+    np.testing.assert_array_equal(loud.dual_coef_, quiet.dual_coef_)

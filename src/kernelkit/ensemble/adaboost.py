@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import sys
 import warnings
 
 import numpy as np
@@ -330,7 +331,8 @@ default="stump"
         self.log_sample_weight_ = log_d  # log D_{t+1} after the last round that ran
         if self.verbose:
             print(f"AdaBoost: {T} rounds ({reason}); training error "
-                  f"{self.training_errors_[-1]:.4g}, bound {self.training_error_bound_[-1]:.4g}")
+                  f"{self.training_errors_[-1]:.4g}, bound {self.training_error_bound_[-1]:.4g}",
+                  file=sys.stderr)  # progress output goes to stderr, never to stdout
 
     # ---------------------------------------------------------------- helpers
     def _halve(self) -> bool:

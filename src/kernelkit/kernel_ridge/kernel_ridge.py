@@ -15,6 +15,7 @@ from numba import njit, prange
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.utils import check_random_state
 
+from .._progress import progress_bar
 from .._validation import (
     FLOAT_DTYPES,
     check_is_fitted,
@@ -70,6 +71,16 @@ def check_alpha(alpha, n_targets: int, name: str = "alpha") -> np.ndarray:
             f"one {name} per target."
         )
     return a
+
+
+def _progress_callback(bar):
+    """A pcg callback advancing ``bar`` by one iteration and showing the residual."""
+
+    def callback(it, x, rel):
+        bar.update()
+        bar.set_postfix_str(f"residual {rel:.2e}")
+
+    return callback
 
 
 def choose_solver(solver: str, n: int, itemsize: int) -> str:
@@ -134,6 +145,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         Iteration cap for "cg" (default 1000).
     random_state : int, RandomState or None
         Landmarks of the Nystrom preconditioner of "cg".
+    verbose : int, default=0
+        Show a progress bar (on stderr) over the CG iterations of "cg" and "mixed".
 
     Attributes
     ----------
@@ -176,6 +189,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         tol: float = 1e-10,
         max_iter: int | None = None,
         random_state=None,
+        verbose: int = 0,
     ):
         self.alpha = alpha
         self.kernel = kernel
@@ -188,6 +202,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -290,7 +305,9 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         apply_A, scale, project = self._operator(X, a, s, u)
         M = self._nystrom_preconditioner(X, a, scale, project)
         max_iter = 1000 if self.max_iter is None else int(self.max_iter)
-        res = pcg(apply_A, Yt, M=M, tol=self.tol, max_iter=max_iter)
+        with progress_bar(self.verbose, total=max_iter, desc="KernelRidge (cg)") as bar:
+            res = pcg(apply_A, Yt, M=M, tol=self.tol, max_iter=max_iter,
+                      callback=_progress_callback(bar))
         self.n_iter_ = max(self.n_iter_, res.n_iter)
         if not res.converged:
             warnings.warn(
@@ -322,7 +339,9 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
             return cho_solve(L32, R.astype(np.float32)).astype(np.float64)
 
         apply_A, _, _ = self._operator(X, a, s, u)
-        res = pcg(apply_A, Yt, M=apply_M, tol=self.tol, max_iter=100)
+        with progress_bar(self.verbose, total=100, desc="KernelRidge (mixed)") as bar:
+            res = pcg(apply_A, Yt, M=apply_M, tol=self.tol, max_iter=100,
+                      callback=_progress_callback(bar))
         if not res.converged:  # ill-conditioned beyond float32: solve in float64 instead
             del L32, apply_M
             return self._solve_dense(X, Yt, a, s, u)
