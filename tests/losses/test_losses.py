@@ -134,6 +134,17 @@ def test_resolve_loss():
         resolve_loss("hingee")
     with pytest.raises(ValueError, match="Unknown loss"):
         resolve_loss(3)
+    # scikit-learn's spellings
+    assert resolve_loss("squared_error") == Squared()
+    assert resolve_loss("log_loss") == Logistic()
+    assert resolve_loss("absolute_error").name == "absolute"
+
+
+@pytest.mark.parametrize("loss", LOSSES, ids=IDS)
+def test_call_and_subgradient_aliases(loss):
+    y, f = np.array([1.0, -1.0, 0.3]), np.array([0.2, 0.7, -2.0])
+    np.testing.assert_array_equal(loss(y, f), loss.value(y, f))
+    np.testing.assert_array_equal(loss.subgradient(y, f), loss.derivative(y, f))
 
 
 @pytest.mark.parametrize("make", [lambda: EpsilonInsensitive(-1), lambda: Huber(0.0),

@@ -307,3 +307,13 @@ def test_regressor_keeps_float32(loss):
     p32 = reg.predict(X32)
     assert p32.dtype == np.float32 and reg.predict(X).dtype == np.float64
     np.testing.assert_allclose(p32, reg.predict(X), rtol=1e-4, atol=1e-4)
+
+
+def test_scikit_learn_loss_spellings():
+    X, y = _clf_data(n=60)
+    a = KernelClassifier(loss="log_loss", alpha=1e-3, gamma=0.5).fit(X, y)
+    b = KernelClassifier(loss="logistic", alpha=1e-3, gamma=0.5).fit(X, y)
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X))
+    Xr, yr = _reg_data(n=60)
+    np.testing.assert_allclose(KernelRegressor(loss="squared_error").fit(Xr, yr).predict(Xr),
+                               KernelRegressor().fit(Xr, yr).predict(Xr))

@@ -21,6 +21,8 @@ LOSS_NAMES = {
     "weston_watkins": ("multiclass", "WestonWatkins"),
     "crammer_singer": ("multiclass", "CrammerSinger"),
 }
+# scikit-learn's spellings (SGDClassifier/SGDRegressor, HistGradientBoosting) of the same losses
+ALIASES = {"squared_error": "squared", "absolute_error": "absolute", "log_loss": "logistic"}
 
 
 def resolve_loss(loss, **params) -> Loss:
@@ -31,7 +33,8 @@ def resolve_loss(loss, **params) -> Loss:
     loss : str or Loss
         One of ``"squared"``, ``"absolute"``, ``"epsilon_insensitive"``, ``"huber"``,
         ``"quantile"``, ``"hinge"``, ``"squared_hinge"``, ``"logistic"``,
-        ``"weston_watkins"``, ``"crammer_singer"``, or a Loss (returned as is).
+        ``"weston_watkins"``, ``"crammer_singer"`` (scikit-learn's ``"squared_error"``,
+        ``"absolute_error"`` and ``"log_loss"`` are accepted too), or a Loss (returned as is).
     **params
         Constructor arguments for a named loss (``epsilon=``, ``delta=``, ``q=``); keys whose
         value is ``None`` are dropped so that estimators can pass all of theirs.
@@ -44,11 +47,12 @@ def resolve_loss(loss, **params) -> Loss:
     """
     if isinstance(loss, Loss):
         return loss
-    if not isinstance(loss, str) or loss.lower() not in LOSS_NAMES:
+    key = ALIASES.get(loss.lower(), loss.lower()) if isinstance(loss, str) else None
+    if key not in LOSS_NAMES:
         raise ValueError(
             f"Unknown loss {loss!r}; use one of {sorted(LOSS_NAMES)} or a kernelkit Loss."
         )
-    module, cls_name = LOSS_NAMES[loss.lower()]
+    module, cls_name = LOSS_NAMES[key]
     try:
         cls = getattr(importlib.import_module(f"{__package__}.{module}"), cls_name)
     except (ImportError, AttributeError) as exc:  # multiclass.py not written yet

@@ -126,6 +126,14 @@ class Loss:
         """``dl/df`` elementwise (a subgradient at kinks)."""
         raise NotImplementedError
 
+    def subgradient(self, y, f) -> np.ndarray:
+        """Alias of :meth:`derivative` (an element of the subdifferential at kinks)."""
+        return self.derivative(y, f)
+
+    def __call__(self, y, f) -> np.ndarray:
+        """``l(y, f)``, the same as :meth:`value`."""
+        return self.value(y, f)
+
     def second_derivative(self, y, f) -> np.ndarray:
         """``d^2 l / df^2`` (generalised Hessian for piecewise-quadratic losses)."""
         raise NotImplementedError(f"{type(self).__name__} is not twice differentiable.")
