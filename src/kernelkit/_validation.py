@@ -50,11 +50,16 @@ def check_in_range(value, name: str, low: float, high: float, *, closed: str = "
     return float(value)
 
 
-def check_sample_weight(sample_weight, X, *, positive: bool = False) -> np.ndarray:
-    """Validated sample weights (ones when ``None``), non-negative and finite."""
+def check_sample_weight(sample_weight, X, *, positive: bool = False, dtype=None) -> np.ndarray:
+    """Validated sample weights (ones when ``None``), non-negative and finite.
+
+    In ``dtype`` when given (e.g. float64 weights for float32 X), else in X's dtype.
+    """
     from sklearn.utils.validation import _check_sample_weight
 
-    sw = _check_sample_weight(sample_weight, X, dtype=X.dtype if hasattr(X, "dtype") else None)
+    if dtype is None:
+        dtype = X.dtype if hasattr(X, "dtype") else None
+    sw = _check_sample_weight(sample_weight, X, dtype=dtype)
     if not np.all(np.isfinite(sw)) or np.any(sw < 0) or (positive and np.any(sw == 0)):
         raise ValueError("sample_weight must be finite and non-negative.")
     return sw

@@ -386,11 +386,8 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         # small oversampling: each block product costs ~ (k + p) n^2 flops, and the Krylov
         # space (not the block width) does the converging
         # a precomputed K~ is X_fit_ (kept, as scikit-learn): the solver must not destroy it
+        # (top_eigh hands LAPACK a C-ordered K~ as its Fortran-order transpose: in place)
         overwrite = not self._precomputed()
-        if solver == "dense" and K.flags.c_contiguous and overwrite:
-            # K~ is symmetric: K~^T is the same matrix in Fortran order, which LAPACK
-            # overwrites in place (a C-ordered K~ would first be copied: a second n x n)
-            K = K.T
         w, V, n_iter = top_eigh(
             K, k, solver, overwrite_a=overwrite, random_state=self.random_state,
             n_oversamples=max(2, k // 5),

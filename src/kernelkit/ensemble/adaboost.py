@@ -19,10 +19,11 @@ from .._validation import (
     FLOAT_DTYPES,
     check_is_fitted,
     check_positive,
+    check_sample_weight,
     validate_data,
 )
 from ._stump_numba import boost_update, exp_weights, weighted_error
-from .weak import DecisionStump, DecisionTree, LinearThreshold, sample_weight_f64
+from .weak import DecisionStump, DecisionTree, LinearThreshold
 
 __all__ = ["AdaBoost"]
 
@@ -219,7 +220,7 @@ default="stump"
         if K < 2:
             raise ValueError(f"AdaBoost needs samples of at least two classes; got one class "
                              f"({classes[0]!r}).")
-        sw = sample_weight_f64(sample_weight, X)
+        sw = check_sample_weight(sample_weight, X, dtype=np.float64)
         if not sw.sum() > 0:
             raise ValueError("sample_weight must have a positive sum.")
         base, fast = self._base_estimator()

@@ -57,11 +57,6 @@ class WeakLearner(Protocol):
     def _boost_fit(self, ctx: Any, w: np.ndarray) -> tuple[WeakLearner, np.ndarray]: ...
 
 
-def sample_weight_f64(sample_weight, X) -> np.ndarray:
-    """Validated sample weights in float64, also for float32 X (not rounded to float32)."""
-    return check_sample_weight(sample_weight, np.broadcast_to(np.zeros(1), (X.shape[0], 1)))
-
-
 class _Context:
     """Per-fit state shared by the rounds (never stored on a fitted estimator)."""
 
@@ -92,7 +87,8 @@ class _BaseWeak(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"{type(self).__name__} needs samples of at least two classes; got one class "
                 f"({classes[0]!r}).")
-        sw = sample_weight_f64(sample_weight, X)
+        # float64 weights also for float32 X (not rounded to float32)
+        sw = check_sample_weight(sample_weight, X, dtype=np.float64)
         total = float(np.sum(sw))
         if total <= 0:
             raise ValueError("sample_weight must have a positive sum (one class has no weight "

@@ -9,13 +9,12 @@ e_i = (y_i - yhat_i) / (1 - H_ii) (the notes' "LOO without refitting").
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.model_selection import check_cv
 
 from .._validation import FLOAT_DTYPES, check_is_fitted, resolve_estimator_kernel, validate_data
 from ..exceptions import NumericalError
-from ..linalg import KernelOperator
+from ..linalg import KernelOperator, top_eigh
 
 __all__ = ["KernelRidgeCV"]
 
@@ -41,15 +40,14 @@ def _eigh_kernel(kernel, X):
     negative eigenvalue beyond rounding (10 n eps max|lam|): the kernel is not PSD.
     """
     K = kernel(X)  # a fresh matrix (a copy for a precomputed kernel): ours to overwrite
-    if K.flags.c_contiguous and not K.flags.f_contiguous:
-        K = K.T  # the same symmetric matrix in Fortran order: LAPACK overwrites, no copy
-    lam, Q = scipy.linalg.eigh(K, overwrite_a=True, check_finite=False, driver="evd")
+    # every eigenpair (syevd), K overwritten in place; eigenvalues in descending order
+    lam, Q = top_eigh(K, K.shape[0], "dense", overwrite_a=True)
     del K
     top = float(np.max(np.abs(lam))) if lam.size else 0.0
-    if lam.size and lam[0] < -10 * len(lam) * np.finfo(lam.dtype).eps * top:
+    if lam.size and lam[-1] < -10 * len(lam) * np.finfo(lam.dtype).eps * top:
         raise NumericalError(
-            f"The kernel matrix is not positive semi-definite (eigenvalues from {lam[0]:.3g} "
-            f"to {lam[-1]:.3g}); use a positive semi-definite kernel (check the kernel, its "
+            f"The kernel matrix is not positive semi-definite (eigenvalues from {lam[-1]:.3g} "
+            f"to {lam[0]:.3g}); use a positive semi-definite kernel (check the kernel, its "
             "parameters or the precomputed matrix)."
         )
     np.maximum(lam, 0.0, out=lam)

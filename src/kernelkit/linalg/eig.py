@@ -135,8 +135,11 @@ def top_eigh(
         w, V, iters = _lobpcg(A, n_components, n_oversamples, tol, max_iter, random_state)
     else:
         w, V, iters = _arpack(A, n_components, tol, max_iter, random_state)
-    order = np.argsort(w)[::-1]
-    w, V = w[order], V[:, order]
+    if method == "dense":  # LAPACK returns ascending order: reversed views, no n x k copy
+        w, V = w[::-1], V[:, ::-1]
+    else:
+        order = np.argsort(w)[::-1]
+        w, V = w[order], V[:, order]
     return (w, V, iters) if return_n_iter else (w, V)
 
 
