@@ -40,14 +40,17 @@ def _eigh_kernel(kernel, X):
     negative eigenvalue beyond rounding (10 n eps max|lam|): the kernel is not PSD.
     """
     K = kernel(X)  # a fresh matrix (a copy for a precomputed kernel): ours to overwrite
-    # every eigenpair (syevd), K overwritten in place; eigenvalues in descending order
+    # every eigenpair (syevd), K overwritten in place; top_eigh's descending order is a
+    # reversed view: reversing again gives LAPACK's own ascending arrays (positive strides,
+    # so the O(n^2) products below go straight to BLAS without copying Q)
     lam, Q = top_eigh(K, K.shape[0], "dense", overwrite_a=True)
+    lam, Q = lam[::-1], Q[:, ::-1]
     del K
     top = float(np.max(np.abs(lam))) if lam.size else 0.0
-    if lam.size and lam[-1] < -10 * len(lam) * np.finfo(lam.dtype).eps * top:
+    if lam.size and lam[0] < -10 * len(lam) * np.finfo(lam.dtype).eps * top:
         raise NumericalError(
-            f"The kernel matrix is not positive semi-definite (eigenvalues from {lam[-1]:.3g} "
-            f"to {lam[0]:.3g}); use a positive semi-definite kernel (check the kernel, its "
+            f"The kernel matrix is not positive semi-definite (eigenvalues from {lam[0]:.3g} "
+            f"to {lam[-1]:.3g}); use a positive semi-definite kernel (check the kernel, its "
             "parameters or the precomputed matrix)."
         )
     np.maximum(lam, 0.0, out=lam)
