@@ -263,6 +263,98 @@ class Kernel(BaseEstimator):
             K = self._compute(self._check_input(X), None)
         return _frobenius(W, K), self.gradient_dot(X, W, K)
 
+    # ------------------------------------------- rectangular and diagonal contractions
+    def cross_gradient_dot(self, X, Y, W: np.ndarray, K: np.ndarray | None = None
+                           ) -> np.ndarray:
+        """``g_j = sum_ik W_ik (dK(X, Y)/dtheta_j)_ik`` for a rectangular pair ``(X, Y)``.
+
+        The contraction behind the sparse-GP gradient (``dK_nM/dtheta``) without an
+        ``(n, m, p)`` tensor. Sums, products, scales, Constant, White and RBF have closed
+        forms; the fallback takes the off-diagonal block of the square gradient of the
+        stacked rows ``[X; Y]``, contracted with ``[[0, W/2], [W^T/2, 0]]``
+        (``O((n + m)^2)`` per call: pass row blocks).
+
+        Parameters
+        ----------
+        X : array of shape (n, d)
+        Y : array of shape (m, d)
+        W : ndarray of shape (n, m)
+        K : ndarray of shape (n, m), optional
+            This kernel's ``K(X, Y)``, if already computed.
+
+        Returns
+        -------
+        ndarray of shape (n_dims,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kernelkit.kernels import Matern
+        >>> X, Y = np.array([[0.0], [1.0]]), np.array([[0.5]])
+        >>> k = Matern(1.0, nu=2.5)
+        >>> g = k.cross_gradient_dot(X, Y, np.ones((2, 1)))
+        >>> h = 1e-6; kp = Matern(np.exp(h), nu=2.5); km = Matern(np.exp(-h), nu=2.5)
+        >>> bool(np.isclose(g[0], (kp(X, Y) - km(X, Y)).sum() / (2 * h)))
+        True
+        """
+        if not self.n_dims:
+            return np.empty(0)
+        X, Y = self._check_input(X), self._check_input(Y)
+        n = len(X)
+        S = np.zeros((n + len(Y),) * 2)
+        S[:n, n:] = 0.5 * W  # S symmetric: sum S * dK = sum W * dK(X, Y)
+        S[n:, :n] = 0.5 * np.asarray(W).T
+        return self.gradient_dot(np.concatenate([X, Y]), S)
+
+    def _value_and_cross_gradient_dot(self, X, Y, W, K=None) -> tuple[float, np.ndarray]:
+        """``(sum W * K(X, Y), cross_gradient_dot(X, Y, W, K))`` (for scales and products)."""
+        if K is None:
+            K = self._compute(self._check_input(X), self._check_input(Y))
+        return float(np.sum(W * K)), self.cross_gradient_dot(X, Y, W, K)
+
+    def diag_gradient_dot(self, X, w: np.ndarray) -> np.ndarray:
+        """``g_j = sum_i w_i d k(x_i, x_i) / dtheta_j``: the contraction of ``d diag(K)``.
+
+        Kernels whose diagonal does not depend on ``theta`` (the stationary ones) return
+        zeros at once; the fallback contracts the square gradient of small row blocks with
+        ``diag(w)``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kernelkit.kernels import RBF
+        >>> (3.0 * RBF()).diag_gradient_dot(np.zeros((4, 2)), np.ones(4)).tolist()
+        [12.0, 0.0]
+        """
+        g = np.zeros(self.n_dims)
+        if not self.n_dims:
+            return g
+        X = self._check_input(X)
+        w = np.asarray(w, dtype=float)
+        for a in range(0, len(X), 256):
+            g += self.gradient_dot(X[a : a + 256], np.diag(w[a : a + 256]))
+        return g
+
+    def input_gradient_dot(self, X, Y, W: np.ndarray, K: np.ndarray | None = None
+                           ) -> np.ndarray:
+        """``G_j = sum_i W_ij d k(x_i, y_j) / d y_j``: the gradient of ``sum W * K(X, Y)``
+        with respect to the rows of ``Y`` (inducing-point locations), shape ``(m, d)``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kernelkit.kernels import RBF
+        >>> X, Y = np.array([[0.0], [1.0]]), np.array([[0.5]])
+        >>> g = RBF(1.0).input_gradient_dot(X, Y, np.ones((2, 1)))
+        >>> float(g[0, 0])  # the two terms cancel by symmetry
+        0.0
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} has no gradient with respect to its inputs; learned "
+            "inducing points need one (RBF, Linear, Constant, White and their sums, "
+            "products and scales have it)."
+        )
+
     # ------------------------------------------------------------------ algebra
     def __add__(self, other):
         if isinstance(other, numbers.Number):
@@ -380,6 +472,18 @@ class Sum(_Binary):
         # sum W * d(K1 + K2)/dtheta = [sum W * dK1/dtheta1, sum W * dK2/dtheta2]
         return np.concatenate([self.k1.gradient_dot(X, W), self.k2.gradient_dot(X, W)])
 
+    def cross_gradient_dot(self, X, Y, W, K=None):
+        # sum W * d(K1 + K2)(X, Y)/dtheta = [k1's contraction, k2's contraction]
+        return np.concatenate([self.k1.cross_gradient_dot(X, Y, W),
+                               self.k2.cross_gradient_dot(X, Y, W)])
+
+    def diag_gradient_dot(self, X, w):
+        return np.concatenate([self.k1.diag_gradient_dot(X, w), self.k2.diag_gradient_dot(X, w)])
+
+    def input_gradient_dot(self, X, Y, W, K=None):
+        # d(K1 + K2)/dy = dK1/dy + dK2/dy
+        return self.k1.input_gradient_dot(X, Y, W) + self.k2.input_gradient_dot(X, Y, W)
+
 
 class Product(_Binary):
     """``k1 * k2``: the (Schur) product of two PSD kernels is PSD."""
@@ -427,6 +531,32 @@ class Product(_Binary):
         g1 = self.k1.gradient_dot(X, W * K2, K1) if self.k1.n_dims else np.empty(0)
         g2 = self.k2.gradient_dot(X, W * K1, K2) if self.k2.n_dims else np.empty(0)
         return np.concatenate([g1, g2])
+
+    def _factor_blocks(self, X, Y):
+        X1, X2 = self.k1._check_input(X), self.k2._check_input(X)
+        return (self.k1._compute(X1, self.k1._check_input(Y)),
+                self.k2._compute(X2, self.k2._check_input(Y)))
+
+    def cross_gradient_dot(self, X, Y, W, K=None):
+        if not self.n_dims:
+            return np.empty(0)
+        # sum W * (dK1 * K2) = sum (W * K2) * dK1, and likewise for k2
+        K1, K2 = self._factor_blocks(X, Y)
+        g1 = self.k1.cross_gradient_dot(X, Y, W * K2, K1) if self.k1.n_dims else np.empty(0)
+        g2 = self.k2.cross_gradient_dot(X, Y, W * K1, K2) if self.k2.n_dims else np.empty(0)
+        return np.concatenate([g1, g2])
+
+    def diag_gradient_dot(self, X, w):
+        # d(k1_ii k2_ii) = dk1_ii k2_ii + k1_ii dk2_ii
+        w = np.asarray(w, dtype=float)
+        return np.concatenate([self.k1.diag_gradient_dot(X, w * self.k2.diag(X)),
+                               self.k2.diag_gradient_dot(X, w * self.k1.diag(X))])
+
+    def input_gradient_dot(self, X, Y, W, K=None):
+        # d(K1 * K2)/dy = dK1/dy * K2 + K1 * dK2/dy
+        K1, K2 = self._factor_blocks(X, Y)
+        return (self.k1.input_gradient_dot(X, Y, W * K2, K1)
+                + self.k2.input_gradient_dot(X, Y, W * K1, K2))
 
 
 class Scale(Kernel):
@@ -498,3 +628,24 @@ class Scale(Kernel):
         s, rest = self.kernel._value_and_gradient_dot(X, W, inner)
         own = [self.scale * s] if not self.hyperparameters[0].fixed else []
         return np.concatenate([np.array(own), self.scale * rest])
+
+    def cross_gradient_dot(self, X, Y, W, K=None):
+        if not self.n_dims:
+            return np.empty(0)
+        inner = K / self.scale if K is not None and self.scale > 0 else None
+        # d(c Ki)/dlog c = c Ki ;  d(c Ki)/dtheta_k = c dKi/dtheta_k
+        s, rest = self.kernel._value_and_cross_gradient_dot(X, Y, W, inner)
+        own = [self.scale * s] if not self.hyperparameters[0].fixed else []
+        return np.concatenate([np.array(own), self.scale * rest])
+
+    def diag_gradient_dot(self, X, w):
+        if not self.n_dims:
+            return np.empty(0)
+        w = np.asarray(w, dtype=float)
+        own = ([self.scale * float(w @ self.kernel.diag(self._check_input(X)))]
+               if not self.hyperparameters[0].fixed else [])
+        return np.concatenate([np.array(own), self.scale * self.kernel.diag_gradient_dot(X, w)])
+
+    def input_gradient_dot(self, X, Y, W, K=None):
+        inner = K / self.scale if K is not None and self.scale > 0 else None
+        return self.scale * self.kernel.input_gradient_dot(X, Y, W, inner)

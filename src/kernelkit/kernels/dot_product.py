@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import _distances as dist
 from .base import Kernel
 
@@ -28,6 +30,10 @@ class Linear(Kernel):
     def diag(self, X):
         X = self._check_input(X)
         return dist.row_norms_sq(X)
+
+    def input_gradient_dot(self, X, Y, W, K=None):
+        # d (x . y)/dy = x, so G = W^T X
+        return np.asarray(W, dtype=np.float64).T @ self._check_input(X)
 
 
 class Polynomial(Kernel):

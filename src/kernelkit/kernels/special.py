@@ -66,6 +66,16 @@ class Constant(Kernel):
         # dK/dlog c = c 11^T, so sum W * dK = c sum W
         return np.array([self.value * float(np.sum(W))] if self.n_dims else [])
 
+    def cross_gradient_dot(self, X, Y, W, K=None):
+        return self.gradient_dot(X, W)  # the same c sum W for any pair
+
+    def diag_gradient_dot(self, X, w):
+        # d k(x, x)/dlog c = c
+        return np.array([self.value * float(np.sum(w))] if self.n_dims else [])
+
+    def input_gradient_dot(self, X, Y, W, K=None):
+        return np.zeros(np.shape(Y), dtype=np.float64)
+
 
 class White(Kernel):
     """White-noise kernel: ``noise_level * I`` on K(X, X), zero between different sets.
@@ -111,6 +121,17 @@ class White(Kernel):
     def gradient_dot(self, X, W, K=None):
         # dK/dlog s = s I, so sum W * dK = s tr W
         return np.array([self.noise_level * float(np.trace(W))] if self.n_dims else [])
+
+    def cross_gradient_dot(self, X, Y, W, K=None):
+        # K(X, Y) = 0 between different sets
+        return np.zeros(self.n_dims)
+
+    def diag_gradient_dot(self, X, w):
+        # d k(x, x)/dlog s = s
+        return np.array([self.noise_level * float(np.sum(w))] if self.n_dims else [])
+
+    def input_gradient_dot(self, X, Y, W, K=None):
+        return np.zeros(np.shape(Y), dtype=np.float64)
 
 
 class Precomputed(Kernel):
