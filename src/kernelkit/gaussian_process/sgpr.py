@@ -150,7 +150,7 @@ class SparseGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstim
     (True, 0.1)
     """
 
-    _test_params = [dict(n_inducing=10)]
+    _test_params = [dict(), dict(n_inducing=10, inducing="greedy")]
 
     def __init__(
         self,
