@@ -348,30 +348,38 @@ class SparseGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstim
         best = None
         with progress_bar(self.verbose, total=None, desc="SGPR L-BFGS") as bar:
             for x in starts:
-                res = self._minimize(obj_func, x, bounds, bar)
+                res = self._minimize(obj_func, x, bounds, bar, rows.shape[0] * rows.n_targets)
                 if best is None or res[1] < best[1]:
                     best = res
         self.n_iter_ = int(best[2])
         return self._unpack(best[0], kernel, s, Z, log_bounds)
 
-    def _minimize(self, obj_func, x0, bounds, bar):
+    def _minimize(self, obj_func, x0, bounds, bar, n_terms: int):
         if callable(self.optimizer):
             sb = np.where(np.isnan(bounds), None, bounds)
             theta, fmin = self.optimizer(obj_func, x0, bounds=sb)
             return np.asarray(theta, dtype=float), float(fmin), 0
+        # L-BFGS-B sees the bound per observation (-ELBO / (n t)): its first step is the
+        # raw gradient clipped to the box, and gradients of size n would throw every
+        # parameter onto its bounds in one step (the trivial all-noise optimum)
+        scale = 1.0 / n_terms
+
+        def scaled(x):
+            f, g = obj_func(x)
+            return f * scale, g * scale
 
         def report(intermediate_result):
             bar.update()
-            bar.set_postfix_str(f"ELBO {-intermediate_result.fun:.6g}")
+            bar.set_postfix_str(f"ELBO {-intermediate_result.fun / scale:.6g}")
 
         sb = [(None if np.isnan(lo) else lo, None if np.isnan(hi) else hi) for lo, hi in bounds]
-        res = scipy.optimize.minimize(obj_func, x0, method="L-BFGS-B", jac=True, bounds=sb,
+        res = scipy.optimize.minimize(scaled, x0, method="L-BFGS-B", jac=True, bounds=sb,
                                       options={"maxiter": int(self.max_iter)},
                                       callback=report if self.verbose else None)
         if not res.success:
             warnings.warn(f"L-BFGS-B on the ELBO did not converge ({res.message}); increase "
                           "max_iter or check the bounds.", ConvergenceWarning, stacklevel=4)
-        return res.x, float(res.fun), int(res.nit)
+        return res.x, float(res.fun) / scale, int(res.nit)
 
     # --------------------------------------------------------------- predict
     def predict(self, X, return_std: bool = False, return_cov: bool = False):

@@ -540,6 +540,15 @@ class Product(_Binary):
     def cross_gradient_dot(self, X, Y, W, K=None):
         if not self.n_dims:
             return np.empty(0)
+        pair = _constant_factor(self.k1, self.k2)
+        if pair is not None:
+            const, other = pair
+            # d(c Ko)/dlog c = c Ko ;  d(c Ko)/dtheta_o = c dKo/dtheta_o (Ko = K / c reused)
+            inner = K / const.value if K is not None and const.value > 0 else None
+            s, go = other._value_and_cross_gradient_dot(X, Y, W, inner)
+            gc = np.array([const.value * s] if const.n_dims else [])
+            go = const.value * go
+            return np.concatenate([gc, go] if const is self.k1 else [go, gc])
         # sum W * (dK1 * K2) = sum (W * K2) * dK1, and likewise for k2
         K1, K2 = self._factor_blocks(X, Y)
         g1 = self.k1.cross_gradient_dot(X, Y, W * K2, K1) if self.k1.n_dims else np.empty(0)
