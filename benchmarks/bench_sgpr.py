@@ -133,8 +133,9 @@ def fit_gpy(X, y, Z, Xt):
     mean, var = m.predict(Xt)  # y's predictive variance (noise included)
     params = (float(np.ravel(k.variance)[0]), np.asarray(k.lengthscale, dtype=float).copy(),
               float(np.ravel(m.likelihood.variance)[0]))
-    return dict(secs=secs, iters=getattr(opt, "funct_eval", None), elbo=float(m.log_likelihood()),
-                params=params, mean=mean[:, 0], var=var[:, 0], mib=mem.mib)
+    elbo = float(np.ravel(m.log_likelihood())[0])
+    return dict(secs=secs, iters=getattr(opt, "funct_eval", None), elbo=elbo, params=params,
+                mean=mean[:, 0], var=var[:, 0], mib=mem.mib)
 
 
 def fit_gpytorch(X, y, Z, Xt):
