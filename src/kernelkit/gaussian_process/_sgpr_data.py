@@ -20,10 +20,7 @@ def _standardize(Y, normalize: bool):
     t = Y.shape[1]
     if not normalize:
         return Y, np.zeros(t), np.ones(t)
-    mean = np.asarray(Y.mean(axis=0), dtype=float)
-    std = np.asarray(Y.std(axis=0), dtype=float)
-    if _is_dask_array(mean):  # pragma: no cover - computed below for dask
-        mean, std = mean.compute(), std.compute()
+    mean, std = Y.mean(axis=0), Y.std(axis=0)
     std = np.where(std < 10 * np.finfo(float).eps, 1.0, std)
     return (Y - mean) / std, mean, std
 
