@@ -25,14 +25,14 @@ def _standardize(Y, normalize: bool):
     return (Y - mean) / std, mean, std
 
 
-def prepare_rows(estimator, X, y, n_inducing: int):
+def prepare_rows(estimator, X, y):
     """``(rows, y_mean, y_std, y_ndim)`` from numpy or dask ``X`` and ``y``.
 
     numpy: scikit-learn's validation (``validate_data``: finite, numeric, 2-D X, one target
     row per sample). dask: a running Client is required (the error of NystromKernelRidge
     otherwise), the chunks are checked for NaN/inf on the workers and persisted there.
     """
-    rows_per = rows_per_block(n_inducing)
+    rows_per = rows_per_block(512)  # the caller resets it once M is known
     if not is_dask(X, y):
         X, y = validate_data(estimator, X, y, multi_output=True, y_numeric=True,
                              dtype=np.float64)

@@ -262,13 +262,11 @@ class SparseGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstim
         self
         """
         log_bounds = self._check_params()
-        n_guess = self.n_inducing if self.inducing_points is None else len(self.inducing_points)
-        rows, self._y_train_mean, self._y_train_std, y_ndim = prepare_rows(
-            self, X, y, int(n_guess))
+        rows, self._y_train_mean, self._y_train_std, y_ndim = prepare_rows(self, X, y)
         rng = check_random_state(self.random_state)
         kernel = self._prior_kernel(rows.shape[1])
         Z = self._initial_inducing(rows, kernel, rng)
-        rows.rows = rows_per_block(len(Z))
+        rows.rows = rows_per_block(len(Z))  # row blocks of O(block M) memory
         if self.optimize_inducing:
             _check_input_gradient(kernel, Z)
         s = float(self.noise_variance)
