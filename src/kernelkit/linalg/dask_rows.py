@@ -243,7 +243,9 @@ class DaskKernelOperator(KernelOperator):
         self.keep_blocks = False  # the blocks live on the workers: formed on every pass
         self._kept = None
         self.X, self._futures, self.offsets = persist_rows(self.client, X)
-        [self._Y_future] = self.client.scatter([self.Y], broadcast=True)
+        # a fresh key: scattered by content, Y shared its key with the ndarray that a lazy
+        # ``op @ V`` graph embeds, and was lost when that computation released it
+        [self._Y_future] = self.client.scatter([self.Y], broadcast=True, hash=False)
 
     @property
     def shape(self) -> tuple[int, int]:
