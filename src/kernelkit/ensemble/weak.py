@@ -21,13 +21,13 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 
+from .._threads import pool
 from .._validation import (
     FLOAT_DTYPES,
     check_is_fitted,
     check_sample_weight,
     validate_data,
 )
-from ..linalg.operator import _executor
 from . import _stump_numba as nb
 from ._binning import MAX_BINS, Binned, bin_features
 from ._parallel import Chooser
@@ -145,7 +145,7 @@ def _argsort_rows(A: np.ndarray) -> np.ndarray:
         for j in range(A.shape[0]):
             job(j)
     else:
-        list(_executor(workers).map(job, range(A.shape[0])))
+        list(pool(workers).map(job, range(A.shape[0])))
     return out
 
 

@@ -73,7 +73,7 @@ class DaskRows:
     """Training rows in row chunks of dask arrays persisted on the workers of a Client."""
 
     def __init__(self, client, X, Y, rows: int):
-        from ..large_scale._dask import persist_rows
+        from ..linalg.dask_rows import persist_rows
 
         self.client, self.rows = client, int(rows)
         self.X, self._x_chunks, self.offsets = persist_rows(client, X)

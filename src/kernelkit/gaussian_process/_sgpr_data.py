@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import validate_data
-from ..linalg.operator import _is_dask_array
+from ..linalg import is_dask_array
 from ._rows import DaskRows, InMemoryRows, rows_per_block
 
 __all__ = ["is_dask", "prepare_rows"]
 
 
 def is_dask(*arrays) -> bool:
-    return any(_is_dask_array(a) for a in arrays)
+    return any(is_dask_array(a) for a in arrays)
 
 
 def _standardize(Y, normalize: bool):
@@ -43,8 +43,8 @@ def prepare_rows(estimator, X, y):
 
 
 def _prepare_dask(estimator, X, y, rows_per):
-    # one place that reaches into the dask helpers NystromKernelRidge uses (same errors)
-    from ..large_scale._dask import (
+    # the dask helpers NystromKernelRidge uses (same errors)
+    from ..linalg.dask_rows import (
         as_row_chunked,
         check_finite_chunks,
         get_running_client,
@@ -52,7 +52,7 @@ def _prepare_dask(estimator, X, y, rows_per):
     )
 
     client = get_running_client(type(estimator).__name__)
-    if not _is_dask_array(X):
+    if not is_dask_array(X):
         raise ValueError("When y is a dask array, X must be a dask array too.")
     if X.ndim != 2:
         raise ValueError(f"Expected a 2-D X (n_samples, n_features); got shape {X.shape}.")

@@ -42,7 +42,7 @@ def _chunk_predict(x, kernel, Z, L, LB, weights, return_std, y_mean, y_std):
 def predict_dask(est, X, return_std: bool):
     """Lazy mean (and std) of a fitted sparse GP for a row-chunked dask X (one task per
     chunk, on the running Client)."""
-    from ..large_scale._dask import as_row_chunked, get_running_client
+    from ..linalg.dask_rows import as_row_chunked, get_running_client
 
     get_running_client(type(est).__name__)
     X = as_row_chunked(X, "X", dtype=np.float64)

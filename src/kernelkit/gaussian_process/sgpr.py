@@ -490,7 +490,7 @@ class SparseGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstim
         Y = self.y_train_.reshape(self.y_train_.shape[0], -1)
         rows = rows_per_block(len(self.inducing_points_))
         if is_dask(self.X_train_):
-            from ..large_scale._dask import get_running_client
+            from ..linalg.dask_rows import get_running_client
             from ._rows import DaskRows
 
             return DaskRows(get_running_client(type(self).__name__), self.X_train_, Y, rows)
