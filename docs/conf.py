@@ -38,6 +38,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # serves MathJax from _static: the site works offline
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",

@@ -1,6 +1,6 @@
 """
-AdaBoost: the training error under the bound :math:`\\prod_t Z_t`
-=================================================================
+AdaBoost: the training error under the bound ∏ Z_t
+===================================================
 
 Discrete AdaBoost with decision stumps on the UCI letters, first half of the alphabet
 against the second. The training error of :math:`F_T = \\sum_t \\alpha_t h_t` never
