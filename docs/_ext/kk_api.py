@@ -130,8 +130,12 @@ def index_page(modules: list[str], entries: dict[str, str]) -> str:
     for title, mods in groups:
         if not mods:
             continue
-        lines += [title, "-" * len(title), "", ".. toctree::", "   :maxdepth: 1", ""]
-        lines += [f"   {m}" for m in mods] + [""]
+        lines += [title, "-" * len(title), "", ".. toctree::", "   :hidden:", ""]
+        lines += [f"   {m}" for m in mods] + ["", ".. list-table::", "   :widths: 30 70", ""]
+        for m in mods:
+            summary = _summary_line(importlib.import_module(f"kernelkit.{m}"))
+            lines += [f"   * - :doc:`kernelkit.{m} <{m}>`", f"     - {summary}"]
+        lines.append("")
     lines += ["Top-level names", "---------------", "",
               "``import kernelkit as kk`` gives these names directly:", "",
               ".. list-table::", "   :header-rows: 1", "",
