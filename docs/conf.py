@@ -106,13 +106,16 @@ suppress_warnings = ["myst.header"]
 # -- HTML --------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
 html_title = f"kernelkit {version}"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["kernelkit.css"]
+# pages without a section to navigate: no left sidebar (the benchmark tables are wide)
+html_sidebars = {"index": [], "benchmarks": [], "design": []}
 html_show_sourcelink = False
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
     "header_links_before_dropdown": 6,
-    "secondary_sidebar_items": ["page-toc"],
+    "secondary_sidebar_items": {"**": ["page-toc"], "benchmarks": []},
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
