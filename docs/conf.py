@@ -89,6 +89,9 @@ sphinx_gallery_conf = {
     "reset_modules": ("matplotlib",),
     "write_computation_times": False,
     "show_signature": False,
+    # which examples use which kernelkit names: each reference page lists them
+    "doc_module": ("kernelkit",),
+    "backreferences_dir": "api/backreferences",
 }
 
 # -- user guide plots and math -----------------------------------------------------------
