@@ -110,7 +110,9 @@ def module_page(modname: str) -> str:
         title = _title(importlib.import_module(home)) if home != full else "Other names"
         lines += [title, "-" * len(title), ""]
         if home != full:
-            lines += [f"*{home}* — {_summary_line(importlib.import_module(home))}", ""]
+            summary = _summary_line(importlib.import_module(home))
+            rest = "" if summary.rstrip(".") == title else f" — {summary}"
+            lines += [f"*{home}*{rest}", ""]
         lines += _autosummary(names)
     return "\n".join(lines)
 
