@@ -624,10 +624,10 @@ class LinearThreshold(_BaseWeak):
 class FunctionDictionary(_BaseWeak):
     """The best of a finite set of user functions h: X → {±1} (two classes only).
 
-    The functions are evaluated once per fit into an n × |H| matrix H of ±1; a round picks
+    The functions are evaluated once per fit into an n × ``|H|`` matrix H of ±1; a round picks
     the column with the smallest weighted error with one product r = Hᵀ(w·y):
     ε_m = (Σw − r_m)/2. With ``allow_negation=True`` the negated functions −h are candidates
-    too (ε = (Σw + r_m)/2), i.e. the best by |r_m|. Ties go to the first function, then to
+    too (ε = (Σw + r_m)/2), i.e. the best by ``|r_m|``. Ties go to the first function, then to
     the unnegated one. Outputs −1 stand for ``classes_[0]``, +1 for ``classes_[1]``;
     boolean outputs count as True = +1.
 

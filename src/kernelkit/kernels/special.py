@@ -108,7 +108,7 @@ class Precomputed(Kernel):
 
 
 class FeatureMap(Kernel):
-    """Kernel of an explicit finite feature map: k(x, y) = phi(x) . phi(y).
+    """Kernel of an explicit finite feature map: ``k(x, y) = <phi(x), phi(y)>``.
 
     Parameters
     ----------

@@ -90,15 +90,15 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
 
     Attributes
     ----------
-    dual_coef_ : ndarray of shape (n_centers_,) or (n_centers_, n_targets)
-    centers_ : ndarray of shape (n_centers_, n_features)
-    center_indices_ : ndarray of shape (n_centers_,)
+    dual_coef_ : ndarray of shape ``(n_centers_,)`` or ``(n_centers_, n_targets)``
+    centers_ : ndarray of shape ``(n_centers_, n_features)``
+    center_indices_ : ndarray of shape ``(n_centers_,)``
         Rows of X used as centers (sorted).
     n_centers_ : int
     kernel_ : Kernel
     n_iter_ : int
     converged_ : bool
-    history_ : ndarray of shape (n_iter_ + 1,)
+    history_ : ndarray of shape ``(n_iter_ + 1,)``
         Relative residual of the preconditioned system, starting at iteration 0.
     n_features_in_ : int
 

@@ -278,7 +278,7 @@ def solve_smo(
     Parameters
     ----------
     K : ndarray (n_rows, n_rows), KernelRows, or Kernel
-        The kernel matrix, a :class:`~kernelkit.solvers._kernel_cache.KernelRows` (dense or
+        The kernel matrix, a :class:`~kernelkit.linalg.KernelRows` (dense or
         LRU cache), or a kernel (then ``X`` is required and the rows are computed as
         :class:`KernelRows` decides from ``working_memory``).
     p : ndarray (n_var,)
