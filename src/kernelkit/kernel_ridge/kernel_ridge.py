@@ -7,6 +7,7 @@ K and only multiplies by it, block by block, through :class:`~kernelkit.linalg.K
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
@@ -25,6 +26,7 @@ from .._validation import (
 )
 from ..exceptions import ConvergenceWarning
 from ..linalg import KernelOperator, cho_solve, jitter_cholesky, pcg
+from ._online import extend_kernel_ridge, online_state
 
 __all__ = ["KernelRidge"]
 
@@ -247,6 +249,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
             Yt = Yt - np.outer(u, u @ Yt)  # P S y
         gamma = np.empty((n, t), dtype=np.result_type(X.dtype, np.float32))
         self.n_iter_ = 1
+        self._factor = None  # (L, jitter) of the dense solve, kept for partial_fit
         for a in np.unique(alphas):
             cols = np.flatnonzero(alphas == a)
             solve = {"cholesky": self._solve_dense, "mixed": self._solve_mixed,
@@ -263,6 +266,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.dual_coef_ = beta[:, 0] if ravel else beta
         self.intercept_ = float(intercept[0]) if ravel else intercept
         self.X_fit_ = X
+        self._online = online_state(self, Y, alphas, sw, self._factor)
+        del self._factor
         return self
 
     def _solve_dense(self, X, Yt, a, s, u):
@@ -276,11 +281,12 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         K.flat[:: K.shape[0] + 1] += a
         # a pivot below n * eps (relative) is rounding error (e.g. duplicated inputs with
         # alpha = 0): jitter and a warning instead of a meaningless solve
-        L, _ = jitter_cholesky(
+        L, jitter = jitter_cholesky(
             K, overwrite_a=True, what="regularized kernel matrix K + alpha I",
             hint="increase alpha or use a kernel that is positive semi-definite",
             min_pivot=K.shape[0] * float(np.finfo(K.dtype).eps),
         )
+        self._factor = (L, jitter)
         return cho_solve(L, Yt)
 
     def _operator(self, X, a, s, u):
@@ -373,6 +379,47 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
             return (R - U @ cho_solve(Lc, U.T @ R)) / a
 
         return apply_M
+
+    # --------------------------------------------------------------- online
+    def partial_fit(self, X, y) -> KernelRidge:
+        """Add training points: ``dual_coef = (K + alpha I)^-1 y`` on all the data.
+
+        Extends the Cholesky factor of ``K + alpha I`` kept by the dense solver by a block
+        (O(n^2 k) for k new points, never a new (n + k)^3 factorization), then solves
+        again (O(n^2)); equals a fit on all the data. Supported for models fitted with
+        ``solver="cholesky"`` (or "auto" resolved to it), ``fit_intercept=False``, no
+        ``sample_weight``, one ``alpha`` for every target and a kernel that is not
+        "precomputed"; other fits raise a ValueError that says so.
+
+        Parameters
+        ----------
+        X : array of shape (n_new, n_features)
+        y : array of shape (n_new,) or (n_new, n_targets)
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self, "dual_coef_")
+        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
+        extend_kernel_ridge(self, X, y)
+        return self
+
+    def condition_on(self, X, y) -> KernelRidge:
+        """A new model that also fits ``(X, y)``; self unchanged (see :meth:`partial_fit`).
+
+        Parameters
+        ----------
+        X : array of shape (n_new, n_features)
+        y : array of shape (n_new,) or (n_new, n_targets)
+
+        Returns
+        -------
+        KernelRidge
+        """
+        check_is_fitted(self, "dual_coef_")
+        # a shallow copy: partial_fit replaces the fitted arrays, it never writes into them
+        return copy.copy(self).partial_fit(X, y)
 
     # -------------------------------------------------------------- predict
     def predict(self, X) -> np.ndarray:

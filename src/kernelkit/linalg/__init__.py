@@ -2,6 +2,7 @@
 
 from .cg import pcg
 from .cholesky import cho_inverse, cho_logdet, cho_solve, jitter_cholesky
+from .cholesky_append import cholesky_append
 from .eig import top_eigh
 from .operator import KernelOperator, block_rows
 
@@ -9,6 +10,7 @@ __all__ = [
     "KernelOperator",
     "block_rows",
     "jitter_cholesky",
+    "cholesky_append",
     "cho_solve",
     "cho_inverse",
     "cho_logdet",
