@@ -31,7 +31,8 @@ def cholesky_append(
     Parameters
     ----------
     L : ndarray of shape (n, n)
-        Lower Cholesky factor of the leading block (not modified).
+        Lower Cholesky factor of the leading block, zero above the diagonal (not
+        modified).
     A12 : ndarray of shape (n, k)
         Cross block.
     A22 : ndarray of shape (k, k)
@@ -61,8 +62,11 @@ def cholesky_append(
         raise ValueError(
             f"Shapes do not fit: L {L.shape}, A12 {A12.shape}, A22 {A22.shape}."
         )
-    out = np.zeros((n + k, n + k), order="F", dtype=np.result_type(L, A12, A22))
+    # one pass over the n x n block: copy L (its strict upper triangle is zero) into the
+    # leading block, zero only the n x k upper-right block
+    out = np.empty((n + k, n + k), order="F", dtype=np.result_type(L, A12, A22))
     out[:n, :n] = L
+    out[:n, n:] = 0.0
     # L21^T = L11^-1 A12  (n^2 k)
     L21T = solve_triangular(L, A12, lower=True, check_finite=False)
     # S = A22 - L21 L21^T  (n k^2), then its factor with adaptive jitter (k^3 / 3)
