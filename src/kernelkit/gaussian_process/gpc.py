@@ -315,7 +315,8 @@ class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
         """
-        return self.base_estimator_.predict(self._check_X(X))
+        X = self._check_X(X)
+        return self.base_estimator_.predict(X)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities (R&W Algorithm 3.2; one-vs-rest normalized over classes).
@@ -358,13 +359,15 @@ class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
         -------
         latent_mean, latent_var : ndarray of shape (n_samples,)
         """
+        check_is_fitted(self)
         if self.n_classes_ > 2:
             raise ValueError(
                 "Returning the mean and variance of the latent function f is only "
                 "supported for binary classification, received "
                 f"{self.n_classes_} classes."
             )
-        return self.base_estimator_._latent(self._check_X(X), return_var=True)
+        X = self._check_X(X)
+        return self.base_estimator_._latent(X, return_var=True)
 
     def log_marginal_likelihood(self, theta=None, eval_gradient: bool = False,
                                 clone_kernel: bool = True):
