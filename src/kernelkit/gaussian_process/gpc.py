@@ -100,7 +100,7 @@ class _BinaryLaplaceGPC(ClassifierMixin, BaseEstimator):
                               self.max_iter_predict)
         self.f_cached_ = mode.f
         self.pi_, self.W_sr_, self.L_ = mode.pi, mode.W_sr, mode.L
-        self.log_marginal_likelihood_value_ = mode.lml
+        self.log_marginal_likelihood_value_ = np.float64(mode.lml)
         return self
 
     def _optimize(self, f0):
@@ -134,7 +134,8 @@ class _BinaryLaplaceGPC(ClassifierMixin, BaseEstimator):
         with _serial_if_small(len(self.X_train_)):
             out = laplace_log_marginal_likelihood(kernel, self.X_train_, self.y_train_, None,
                                                   self.max_iter_predict, eval_gradient)
-        return (out[0], out[1]) if eval_gradient else out[0]
+        lml = np.float64(out[0])  # as scikit-learn: NumPy float64 (keeps float64 arithmetic)
+        return (lml, out[1]) if eval_gradient else lml
 
     def _latent(self, X, return_var):
         # test rows in blocks of at most working_memory MiB per (n_train x rows) block
@@ -262,14 +263,16 @@ class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        from sklearn.gaussian_process.kernels import CompoundKernel
+
+        if isinstance(self.kernel, CompoundKernel):
+            raise ValueError("kernel cannot be a CompoundKernel: give one kernel, shared "
+                             "in form by every binary problem.")
         if self._vector_input():
             X, y = validate_data(self, X, y, dtype=np.float64)
         else:
             X, y = validate_data(self, X, y, ensure_2d=False, dtype=None)
         check_classification_targets(y)
-        if type(self.kernel).__name__ == "CompoundKernel":
-            raise ValueError("kernel cannot be a CompoundKernel: give one kernel, shared "
-                             "in form by every binary problem.")
         if self.multi_class not in ("one_vs_rest", "one_vs_one"):
             raise ValueError(
                 f"multi_class must be 'one_vs_rest' or 'one_vs_one'; got {self.multi_class!r}."
@@ -292,8 +295,8 @@ class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
             base = wrapper(base, n_jobs=self.n_jobs)
         self.base_estimator_ = base.fit(X, y)
         if self.n_classes_ > 2:
-            self.log_marginal_likelihood_value_ = float(np.mean(
-                [e.log_marginal_likelihood_value_ for e in self.base_estimator_.estimators_]))
+            self.log_marginal_likelihood_value_ = np.mean(
+                [e.log_marginal_likelihood_value_ for e in self.base_estimator_.estimators_])
         else:
             self.log_marginal_likelihood_value_ = self.base_estimator_.log_marginal_likelihood()
         return self
@@ -410,5 +413,5 @@ class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
                 f"Shape of theta must be either {p} or {p * self.n_classes_}. Obtained "
                 f"theta with shape {theta.shape[0]}."
             )
-        return float(np.mean([e.log_marginal_likelihood(th, clone_kernel=clone_kernel)
-                              for e, th in zip(estimators, parts)]))
+        return np.mean([e.log_marginal_likelihood(th, clone_kernel=clone_kernel)
+                        for e, th in zip(estimators, parts)])
