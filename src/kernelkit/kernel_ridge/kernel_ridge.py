@@ -396,7 +396,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         again (O(n^2)); equals a fit on all the data. Supported for models fitted with
         ``solver="cholesky"`` (or "auto" resolved to it), ``fit_intercept=False``, no
         ``sample_weight``, one ``alpha`` for every target and a kernel that is not
-        "precomputed"; other fits raise a ValueError that says so.
+        "precomputed"; other fits raise a ValueError that says so. For this the dense
+        fit keeps its factor of ``K + alpha I`` (the n x n matrix it factorized in place).
 
         Parameters
         ----------
