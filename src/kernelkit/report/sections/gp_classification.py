@@ -21,7 +21,8 @@ def _timed(fit):
 def _figure(gpc, X, y, names, quick):
     import matplotlib.pyplot as plt
 
-    g = np.linspace(-3.0, 3.5, 60 if quick else 150)
+    lo, hi = float(X.min()) - 0.5, float(X.max()) + 0.5
+    g = np.linspace(lo, hi, 60 if quick else 150)
     G = np.column_stack([a.ravel() for a in np.meshgrid(g, g)])
     proba = gpc.predict_proba(G)[:, 1].reshape(len(g), len(g))
     _, var = gpc.latent_mean_and_variance(G)
