@@ -27,7 +27,7 @@ class OnlineState(NamedTuple):
 
 def online_state(model, Y, alphas, sample_weight, factor) -> OnlineState | None:
     """The state kept after fit, or None when the fit does not support partial_fit."""
-    simple = (model.solver_ == "cholesky" and factor is not None and not model.fit_intercept
+    simple = (factor is not None and not model.fit_intercept
               and sample_weight is None and np.unique(alphas).size == 1
               and not (isinstance(model.kernel, str) and model.kernel == "precomputed"))
     if not simple:

@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
-__all__ = ["Hyperparameter", "Kernel", "Sum", "Product", "Scale"]
+__all__ = ["Hyperparameter", "Kernel", "Sum", "Product", "Scale", "Constant"]
 
 
 class Hyperparameter(NamedTuple):
@@ -101,6 +101,49 @@ class Kernel(BaseEstimator):
         for j, dK in enumerate(self.gradient(X, K)):
             G[:, :, j] = dK
         return K, G
+
+    # ------------------------------------------------- the seam other packages call
+    def check_input(self, X):
+        """Validate one input of this kernel (2-D float array for vector kernels).
+
+        What :meth:`block` expects: blockwise code (``kernelkit.linalg``) checks its inputs
+        once with this, then evaluates row blocks of them with :meth:`block`.
+        """
+        return self._check_input(X)
+
+    def check_pair(self, X, Y) -> None:
+        """Raise a ValueError if two checked inputs cannot be compared (feature counts)."""
+        self._check_pair(X, Y)
+
+    def block(self, X, Y=None) -> np.ndarray:
+        """The values ``K(X, Y)`` for two row blocks already passed through
+        :meth:`check_input` (no checks here: this is what runs once per block).
+
+        ``Y=None`` means ``K(X, X)``, whose diagonal is :meth:`diag` (White noise lands
+        there, not between a point and its copy in another block).
+        """
+        return self._compute(X, Y)
+
+    def exp_factors(self, X, Y=None) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(A, B)`` with ``K(X, Y) = exp(min(A B^T, 0))`` when this kernel is the
+        exponential of one matrix product (the RBF: its fast Gram path), else None.
+
+        Lets blockwise code form any tile of K with one GEMM and an in-place exp (row
+        caches, tiled Gram matrices) without knowing the kernel's type.
+        """
+        return None
+
+    @property
+    def is_constant(self) -> bool:
+        """Whether ``k(x, y) = value`` for every pair, ``value`` being the kernel's only
+        hyperparameter (so ``c * k`` scales instead of multiplying by a matrix of c)."""
+        return False
+
+    @property
+    def adds_to_diagonal(self) -> bool:
+        """Whether ``k(x, y) = 0`` for distinct points and ``K(X, X) = diag(diag(X))``
+        (white noise: a sum adds it to the diagonal instead of forming a matrix)."""
+        return False
 
     def _check_input(self, X):
         return _as_float_array(X)
@@ -278,29 +321,27 @@ class Kernel(BaseEstimator):
         return _frobenius(W, K), self.gradient_dot(X, W, K)
 
     # ------------------------------------------------------------------ algebra
+    # a kernel composes with a kernel or a number; anything else (a string, a scikit-learn
+    # kernel) is resolved first with kernelkit.kernels.resolve_kernel
     def __add__(self, other):
-        if isinstance(other, numbers.Number):
-            from .special import Constant
-
-            other = Constant(float(other))
-        return Sum(self, _as_kernel(other))
+        if _is_number(other):
+            return Sum(self, Constant(float(other)))
+        return Sum(self, _as_kernel(other, "+"))
 
     def __radd__(self, other):
-        if isinstance(other, numbers.Number):
-            from .special import Constant
-
+        if _is_number(other):
             return Sum(Constant(float(other)), self)
-        return Sum(_as_kernel(other), self)
+        return Sum(_as_kernel(other, "+"), self)
 
     def __mul__(self, other):
-        if isinstance(other, numbers.Number):
+        if _is_number(other):
             return Scale(self, float(other))
-        return Product(self, _as_kernel(other))
+        return Product(self, _as_kernel(other, "*"))
 
     def __rmul__(self, other):
-        if isinstance(other, numbers.Number):
+        if _is_number(other):
             return Scale(self, float(other))
-        return Product(_as_kernel(other), self)
+        return Product(_as_kernel(other, "*"), self)
 
     def __eq__(self, other):
         if type(self) is not type(other):
@@ -316,28 +357,36 @@ class Kernel(BaseEstimator):
     __hash__ = object.__hash__
 
 
+def _float_dtype(X):
+    """float32 for float32 input, float64 otherwise (inputs need not be arrays here)."""
+    return np.float32 if getattr(X, "dtype", None) == np.float32 else np.float64
+
+
 def _frobenius(A: np.ndarray, B: np.ndarray) -> float:
     """``sum_ik A_ik B_ik`` for symmetric ``A`` and ``B`` (so either memory order will do)."""
     return float(np.dot(A.ravel(order="K"), B.ravel(order="K")))
 
 
 def _constant_factor(k1: Kernel, k2: Kernel):
-    """``(constant, other)`` when one factor of a product is a Constant kernel, else None."""
-    from .special import Constant
-
-    if isinstance(k1, Constant):
+    """``(constant, other)`` when one factor of a product is constant, else None."""
+    if k1.is_constant:
         return k1, k2
-    if isinstance(k2, Constant):
+    if k2.is_constant:
         return k2, k1
     return None
 
 
-def _as_kernel(obj) -> Kernel:
+def _is_number(obj) -> bool:
+    return isinstance(obj, numbers.Number)
+
+
+def _as_kernel(obj, op: str) -> Kernel:
     if isinstance(obj, Kernel):
         return obj
-    from ._resolve import resolve_kernel
-
-    return resolve_kernel(obj)
+    raise TypeError(
+        f"A kernel composes with a kernel or a number under {op!r}; got {obj!r}. "
+        "Turn it into a kernel first with kernelkit.kernels.resolve_kernel."
+    )
 
 
 class _Binary(Kernel):
@@ -368,15 +417,13 @@ class Sum(_Binary):
     """``k1 + k2``: the sum of two PSD kernels is PSD (RKHS of the sum of feature maps)."""
 
     def _compute(self, X, Y):
-        from .special import White
-
-        # White(X, Y) is zero between different sets and noise * I on one set: no n x n
+        # white noise is zero between different sets and diag(X) on one set: no n x n
         # matrix of its own either way
         for white, other in ((self.k2, self.k1), (self.k1, self.k2)):
-            if isinstance(white, White):
+            if white.adds_to_diagonal:
                 K = other._compute(X, Y)
                 if Y is None:
-                    K[np.diag_indices_from(K)] += white.noise_level
+                    K[np.diag_indices_from(K)] += white.diag(X)
                 return K
         K = self.k1._compute(X, Y)
         K += self.k2._compute(X, Y)
@@ -463,6 +510,59 @@ class Product(_Binary):
         g1 = self.k1.gradient_dot(X, W * K2, K1) if self.k1.n_dims else np.empty(0)
         g2 = self.k2.gradient_dot(X, W * K1, K2) if self.k2.n_dims else np.empty(0)
         return np.concatenate([g1, g2])
+
+
+class Constant(Kernel):
+    """Constant kernel k(x, y) = value (a prior variance on a constant offset).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import Constant
+    >>> Constant(2.0)(np.zeros((2, 1)))
+    array([[2., 2.],
+           [2., 2.]])
+    """
+
+    _hyperparameters = ("value",)
+
+    def __init__(self, value=1.0, value_bounds=(1e-5, 1e5)):
+        self.value = value
+        self.value_bounds = value_bounds
+
+    def is_stationary(self):
+        return True
+
+    @property
+    def is_constant(self) -> bool:
+        return True
+
+    @property
+    def requires_vector_input(self):
+        return False
+
+    def _check_input(self, X):
+        return X if not hasattr(X, "ndim") or X.ndim != 2 else _as_float_array(X)
+
+    def _compute(self, X, Y):
+        m = len(X) if Y is None else len(Y)
+        dtype = getattr(X, "dtype", np.float64)
+        dtype = dtype if dtype in (np.float32, np.float64) else np.float64
+        return np.full((len(X), m), self.value, dtype=dtype)
+
+    def diag(self, X):
+        return np.full(len(X), self.value, dtype=_float_dtype(X))
+
+    def _gradient(self, X, K, name):
+        yield np.full((len(X), len(X)), self.value)
+
+    def spectral_sample(self, n_features, size, random_state=None):
+        """All frequencies zero: a constant function of variance ``value``."""
+        return np.zeros((n_features, size)), float(self.value), 0.0
+
+    def gradient_dot(self, X, W, K=None):
+        # dK/dlog c = c 11^T, so sum W * dK = c sum W
+        return np.array([self.value * float(np.sum(W))] if self.n_dims else [])
 
 
 class Scale(Kernel):

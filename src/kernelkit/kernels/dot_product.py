@@ -9,7 +9,7 @@ __all__ = ["Linear", "Polynomial"]
 
 
 class Linear(Kernel):
-    """Linear kernel k(x, y) = x . y (the kernel of ordinary/ridge regression).
+    """Linear kernel ``k(x, y) = <x, y>`` (the kernel of ordinary/ridge regression).
 
     Examples
     --------
@@ -31,7 +31,7 @@ class Linear(Kernel):
 
 
 class Polynomial(Kernel):
-    """Polynomial kernel k(x, y) = (gamma x . y + coef0)^degree.
+    """Polynomial kernel ``k(x, y) = (gamma <x, y> + coef0)^degree``.
 
     ``gamma`` and ``coef0`` are hyperparameters (log space); ``degree`` is not.
     ``coef0 = 0`` (homogeneous kernel) is kept fixed since it has no logarithm.

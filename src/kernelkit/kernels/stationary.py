@@ -125,12 +125,16 @@ class RBF(_LengthScaleKernel):
         self.length_scale = length_scale
         self.length_scale_bounds = length_scale_bounds
 
-    def _compute(self, X, Y):
-        # k = exp(-1/2 ||x/l - y/l||^2) with -1/2 ||x - y||^2 = [x, ||x||^2, 1].[y, -1/2,
-        # -1/2 ||y||^2]: one GEMM gives the exponent, then NumPy's SIMD exp in place
+    def exp_factors(self, X, Y=None):
+        # -1/2 ||x/l - y/l||^2 = [x/l, ||x/l||^2, 1] . [y/l, -1/2, -1/2 ||y/l||^2]
         Xs = self._scaled(X)
-        B = dist.gram(dist.augmented(Xs, left=True),
-                      dist.augmented(Xs if Y is None else self._scaled(Y), left=False))
+        return (dist.augmented(Xs, left=True),
+                dist.augmented(Xs if Y is None else self._scaled(Y), left=False))
+
+    def _compute(self, X, Y):
+        # k = exp(-1/2 ||x/l - y/l||^2): one GEMM of the exp_factors gives the exponent,
+        # then NumPy's SIMD exp in place
+        B = dist.gram(*self.exp_factors(X, Y))
         np.minimum(B, 0.0, out=B)  # clip rounding: ||x - y||^2 >= 0
         np.exp(B, out=B)
         if Y is None:
