@@ -39,3 +39,17 @@ def test_readme_tour_runs():
 @pytest.mark.parametrize("command", ["demo", "fit", "predict", "evaluate", "info"])
 def test_readme_documents_commands(command):
     assert f"kernelkit {command}" in README.read_text()
+
+
+def test_readme_gp_classification_and_online_example_runs():
+    text = README.read_text()
+    tour = text.split("## A short tour")[1].split("```python")[1].split("```")[0]
+    block = text.split("Gaussian-process classification and online updates")[1]
+    block = block.split("```python")[1].split("```")[0]
+    ns: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        exec(compile(tour + block, "README.md", "exec"), ns)  # noqa: S102
+    assert ns["proba"].shape == (5, 2)
+    assert ns["gp"].X_train_.shape == (520, 2)
+    assert ns["draws"].shape == (500, 3)

@@ -20,6 +20,7 @@ _PUBLIC = {
     "KernelRidgeCV": "kernelkit.kernel_ridge.cv",
     "GaussianProcessRegressor": "kernelkit.gaussian_process.gpr",
     "SparseGaussianProcessRegressor": "kernelkit.gaussian_process.sgpr",
+    "GaussianProcessClassifier": "kernelkit.gaussian_process.gpc",
     "KernelClassifier": "kernelkit.machines.kernel_machine",
     "KernelRegressor": "kernelkit.machines.kernel_machine",
     "OneClassSVM": "kernelkit.machines.one_class",

@@ -1,4 +1,4 @@
-"""Gaussian-process regression: posterior, sampling, marginal likelihood.
+"""Gaussian processes: regression, classification, posterior, sampling, marginal likelihood.
 
 Names are imported lazily from their defining submodules.
 """
@@ -10,6 +10,7 @@ from .._lazy import attach
 _NAMES = {
     "GaussianProcessRegressor": "gpr",
     "SparseGaussianProcessRegressor": "sgpr",
+    "GaussianProcessClassifier": "gpc",
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, _NAMES)

@@ -7,6 +7,7 @@ marginal likelihood by L-BFGS-B with analytic gradients (see ``_marginal_likelih
 
 from __future__ import annotations
 
+import copy
 import numbers
 import warnings
 
@@ -27,6 +28,13 @@ from ..exceptions import ConvergenceWarning
 from ..kernels import RBF, Constant, Kernel
 from ..linalg import block_rows, cho_solve, fits_in_memory
 from ._marginal_likelihood import factorize, log_marginal_likelihood
+from ._online import (
+    check_new_targets,
+    extend_gp_posterior,
+    gp_log_marginal_likelihood_value,
+    scalar_noise,
+)
+from ._sampling import pathwise_samples, sample_from_covariance
 
 __all__ = ["GaussianProcessRegressor"]
 
@@ -110,6 +118,13 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.n_targets = n_targets
         self.random_state = random_state
         self.verbose = verbose
+
+    # partial_fit adds points to a fitted model (hyperparameters kept); before fit it raises
+    # NotFittedError (issue 18), where these checks expect it to start a new model
+    _expected_failed_checks = {
+        "check_estimators_partial_fit_n_features": "partial_fit needs a fitted model",
+        "check_n_features_in_after_fitting": "partial_fit needs a fitted model",
+    }
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -361,7 +376,8 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
             return mean, np.sqrt(var)
         return mean
 
-    def sample_y(self, X, n_samples: int = 1, random_state=0) -> np.ndarray:
+    def sample_y(self, X, n_samples: int = 1, random_state=0, *, method: str = "cholesky",
+                 n_components: int = 1000) -> np.ndarray:
         """Draw functions from the posterior (or from the prior before fit) at ``X``.
 
         Parameters
@@ -369,19 +385,49 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         X : array of shape (n_samples_X, n_features)
         n_samples : int, default=1
         random_state : int, RandomState or None, default=0
+        method : {"cholesky", "pathwise"}, default="cholesky"
+            "cholesky": mean + L z with L the Cholesky factor of the predictive covariance
+            (jitter with a JitterWarning when rounding makes it indefinite); O(m^2)
+            memory, O(m^3) time. "pathwise": Matheron's rule with a random-Fourier-feature
+            draw from the prior (stationary kernels), O(m) memory per sample; its prior
+            part is exact only as ``n_components`` grows.
+        n_components : int, default=1000
+            Random features of the prior draw for "pathwise". Its sample covariance is
+            exact in expectation over the features; one draw of D features errs by about
+            1 / sqrt(D) of the prior variance (a few percent of the posterior variance
+            near the data at D = 1000: raise D where that matters).
 
         Returns
         -------
         ndarray of shape (n_samples_X, n_samples) or (n_samples_X, n_targets, n_samples)
+
+        Notes
+        -----
+        Same distribution as scikit-learn's ``sample_y`` (which takes an SVD of the
+        covariance), not the same numbers for a given ``random_state``.
         """
         rng = check_random_state(random_state)
-        mean, cov = self.predict(X, return_cov=True)
-        if mean.ndim == 1:
-            return rng.multivariate_normal(mean, cov, n_samples).T
-        return np.hstack([
-            rng.multivariate_normal(mean[:, k], cov[..., k], n_samples).T[:, None]
-            for k in range(mean.shape[1])
-        ])
+        if method == "cholesky":
+            mean, cov = self.predict(X, return_cov=True)
+            return sample_from_covariance(mean, cov, n_samples, rng)
+        if method != "pathwise":
+            raise ValueError(f"method must be 'cholesky' or 'pathwise'; got {method!r}.")
+        if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral) \
+                or n_components < 1:
+            raise ValueError(f"n_components must be a positive integer; got {n_components!r}.")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        if not hasattr(self, "X_train_"):
+            t = 1 if self.n_targets is None else self.n_targets
+            out = pathwise_samples(self._prior_kernel(X.shape[1], fixed=True), X, n_samples,
+                                   rng, n_components=n_components, n_targets=t)
+        else:
+            t = 1 if self.y_train_.ndim == 1 else self.y_train_.shape[1]
+            noise = self._check_alpha(len(self.X_train_)) + self.jitter_
+            train = (self.X_train_, self.L_, noise, self.alpha_, self._y_train_mean,
+                     self._y_train_std)
+            out = pathwise_samples(self.kernel_, X, n_samples, rng,
+                                   n_components=n_components, n_targets=t, train=train)
+        return out[:, 0, :] if t == 1 else out
 
     def log_marginal_likelihood(self, theta=None, eval_gradient: bool = False,
                                 clone_kernel: bool = True):
@@ -411,3 +457,60 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         Y = self.y_train_.reshape(len(self.X_train_), -1)
         return log_marginal_likelihood(kernel, self.X_train_, Y,
                                        self._check_alpha(len(self.X_train_)), eval_gradient)
+
+    # ------------------------------------------------------------- online
+    def partial_fit(self, X, y) -> GaussianProcessRegressor:
+        """Add training points, keeping the hyperparameters (R&W Alg. 2.1 on all the data).
+
+        The Cholesky factor of ``K + alpha I`` is extended by a block (O(n^2 k) for k new
+        points, never a new (n + k)^3 factorization; the new block gets the fit's
+        ``jitter_`` and adaptive jitter, with a warning, if it needs more), then the dual
+        coefficients are re-solved (O(n^2)). The result equals a fit on all the data with
+        ``kernel=kernel_`` and ``optimizer=None``, also with ``normalize_y`` (the target
+        mean and scale are recomputed on all targets). Needs a scalar ``alpha``.
+
+        Parameters
+        ----------
+        X : array of shape (n_new, n_features)
+        y : array of shape (n_new,) or (n_new, n_targets)
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self, "L_")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        y = check_new_targets(y, X.shape[0], self.y_train_)
+        noise = scalar_noise(self.alpha, "partial_fit")
+        self.L_, extra = extend_gp_posterior(self.kernel_, self.X_train_, self.L_,
+                                             self.jitter_, noise, X)
+        self.jitter_ += extra
+        self.X_train_ = np.vstack([self.X_train_, X])
+        y_raw = np.concatenate([self.y_train_ * self._y_train_std + self._y_train_mean, y])
+        if self.normalize_y:  # the normalization of fit, on all targets
+            self._y_train_mean = np.mean(y_raw, axis=0)
+            std = np.std(y_raw, axis=0)
+            self._y_train_std = np.where(std < 10 * np.finfo(float).eps, 1.0, std)
+        self.y_train_ = (y_raw - self._y_train_mean) / self._y_train_std
+        self.alpha_ = cho_solve(self.L_, self.y_train_)  # a = (K + alpha I)^-1 y
+        self.log_marginal_likelihood_value_ = gp_log_marginal_likelihood_value(
+            self.L_, self.y_train_, self.alpha_)
+        return self
+
+    def condition_on(self, X, y) -> GaussianProcessRegressor:
+        """A new model that also observed ``(X, y)`` (e.g. fantasy points); self unchanged.
+
+        Parameters
+        ----------
+        X : array of shape (n_new, n_features)
+        y : array of shape (n_new,) or (n_new, n_targets)
+
+        Returns
+        -------
+        GaussianProcessRegressor
+            Fitted on the training data plus ``(X, y)``, same hyperparameters
+            (see :meth:`partial_fit`).
+        """
+        check_is_fitted(self, "L_")
+        # a shallow copy: partial_fit replaces the fitted arrays, it never writes into them
+        return copy.copy(self).partial_fit(X, y)

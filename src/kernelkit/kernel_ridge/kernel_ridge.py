@@ -7,6 +7,8 @@ K and only multiplies by it, block by block, through :class:`~kernelkit.linalg.K
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 
@@ -20,6 +22,7 @@ from .._validation import (
 )
 from ..linalg import KernelOperator
 from ..solvers.krr import choose_solver, solve_krr
+from ._online import extend_kernel_ridge, online_state
 
 __all__ = ["KernelRidge"]
 
@@ -158,6 +161,13 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
+    # partial_fit adds points to a fitted model (hyperparameters kept); before fit it raises
+    # NotFittedError (issue 18), where these checks expect it to start a new model
+    _expected_failed_checks = {
+        "check_estimators_partial_fit_n_features": "partial_fit needs a fitted model",
+        "check_n_features_in_after_fitting": "partial_fit needs a fitted model",
+    }
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = isinstance(self.kernel, str) and self.kernel == "precomputed"
@@ -203,6 +213,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.n_iter_ = 1
         op = KernelOperator(self.kernel_, X)
         total = {"cg": 1000 if self.max_iter is None else int(self.max_iter), "mixed": 100}
+        factor = None  # (L, jitter) of a dense solve, kept for partial_fit
         for a in np.unique(alphas):
             cols = np.flatnonzero(alphas == a)
             # (P S K S P + a I) gamma = P S y  (solvers.krr, eq. 1)
@@ -214,6 +225,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
                                 random_state=self.random_state,
                                 callback=_progress_callback(bar))
             gamma[:, cols] = res.coef
+            if "factor" in res.info:
+                factor = (res.info["factor"], res.info["jitter"])
             if res.info["method"] != "cholesky":
                 self.n_iter_ = max(self.n_iter_, res.n_iter)
         beta = gamma if s is None else gamma * s[:, None]  # beta = S gamma
@@ -227,7 +240,50 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.dual_coef_ = beta[:, 0] if ravel else beta
         self.intercept_ = float(intercept[0]) if ravel else intercept
         self.X_fit_ = X
+        self._online = online_state(self, Y, alphas, sw, factor)
         return self
+
+    # --------------------------------------------------------------- online
+    def partial_fit(self, X, y) -> KernelRidge:
+        """Add training points: ``dual_coef = (K + alpha I)^-1 y`` on all the data.
+
+        Extends the Cholesky factor of ``K + alpha I`` kept by the dense solver by a block
+        (O(n^2 k) for k new points, never a new (n + k)^3 factorization), then solves
+        again (O(n^2)); equals a fit on all the data. Supported for models fitted with
+        ``solver="cholesky"`` (or "auto" resolved to it), ``fit_intercept=False``, no
+        ``sample_weight``, one ``alpha`` for every target and a kernel that is not
+        "precomputed"; other fits raise a ValueError that says so. For this the dense
+        fit keeps its factor of ``K + alpha I`` (the n x n matrix it factorized in place).
+
+        Parameters
+        ----------
+        X : array of shape (n_new, n_features)
+        y : array of shape (n_new,) or (n_new, n_targets)
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self, "dual_coef_")
+        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
+        extend_kernel_ridge(self, X, y)
+        return self
+
+    def condition_on(self, X, y) -> KernelRidge:
+        """A new model that also fits ``(X, y)``; self unchanged (see :meth:`partial_fit`).
+
+        Parameters
+        ----------
+        X : array of shape (n_new, n_features)
+        y : array of shape (n_new,) or (n_new, n_targets)
+
+        Returns
+        -------
+        KernelRidge
+        """
+        check_is_fitted(self, "dual_coef_")
+        # a shallow copy: partial_fit replaces the fitted arrays, it never writes into them
+        return copy.copy(self).partial_fit(X, y)
 
     # -------------------------------------------------------------- predict
     def predict(self, X) -> np.ndarray:

@@ -169,6 +169,20 @@ class Kernel(BaseEstimator):
         """Whether k(x, y) depends on x - y only."""
         return False
 
+    def spectral_sample(self, n_features: int, size: int, random_state=None):
+        """Frequencies ``W`` with ``k(x, y) = variance E_w cos(w . (x - y)) + white [x = y]``.
+
+        Bochner's theorem for stationary kernels (random Fourier features, pathwise
+        sampling). Returns ``(W of shape (n_features, size), variance, white)``; kernels
+        without a spectral sampler raise a ValueError.
+        """
+        raise ValueError(
+            f"{type(self).__name__} has no spectral density to sample: pathwise sampling "
+            "and random Fourier features need a stationary kernel built from RBF, "
+            "Laplacian, Matern, RationalQuadratic, Constant and White (sums, products, "
+            "scales)."
+        )
+
     @property
     def requires_vector_input(self) -> bool:
         return True
@@ -507,6 +521,18 @@ class Sum(_Binary):
         K += self.k2._compute(X, Y)
         return K
 
+    def spectral_sample(self, n_features, size, random_state=None):
+        # a sum's spectral measure is the sum of the parts': a mixture with weights v_i / v
+        from sklearn.utils import check_random_state
+
+        rng = check_random_state(random_state)
+        v1 = self.k1.spectral_sample(n_features, 0, rng)[1]
+        v2 = self.k2.spectral_sample(n_features, 0, rng)[1]
+        n1 = int(rng.binomial(size, v1 / (v1 + v2))) if v1 + v2 > 0 else size
+        W1, v1, e1 = self.k1.spectral_sample(n_features, n1, rng)
+        W2, v2, e2 = self.k2.spectral_sample(n_features, size - n1, rng)
+        return np.hstack([W1, W2]), v1 + v2, e1 + e2
+
     def diag(self, X):
         return self.k1.diag(X) + self.k2.diag(X)
 
@@ -544,6 +570,16 @@ class Product(_Binary):
         K = self.k1._compute(X, Y)
         K *= self.k2._compute(X, Y)
         return K
+
+    def spectral_sample(self, n_features, size, random_state=None):
+        # the spectral density of a product is the convolution of the factors': w = w1 + w2;
+        # (v1 c1 + e1 [x=y]) (v2 c2 + e2 [x=y]) = v1 v2 c1 c2 + (v1 e2 + e1 v2 + e1 e2) [x=y]
+        from sklearn.utils import check_random_state
+
+        rng = check_random_state(random_state)
+        W1, v1, e1 = self.k1.spectral_sample(n_features, size, rng)
+        W2, v2, e2 = self.k2.spectral_sample(n_features, size, rng)
+        return W1 + W2, v1 * v2, v1 * e2 + e1 * v2 + e1 * e2
 
     def diag(self, X):
         return self.k1.diag(X) * self.k2.diag(X)
@@ -659,6 +695,10 @@ class Constant(Kernel):
     def _gradient(self, X, K, name):
         yield np.full((len(X), len(X)), self.value)
 
+    def spectral_sample(self, n_features, size, random_state=None):
+        """All frequencies zero: a constant function of variance ``value``."""
+        return np.zeros((n_features, size)), float(self.value), 0.0
+
     def gradient_dot(self, X, W, K=None):
         # dK/dlog c = c 11^T, so sum W * dK = c sum W
         return np.array([self.value * float(np.sum(W))] if self.n_dims else [])
@@ -717,6 +757,10 @@ class Scale(Kernel):
         K = self.kernel._compute(X, Y)
         K *= self.scale
         return K
+
+    def spectral_sample(self, n_features, size, random_state=None):
+        W, v, e = self.kernel.spectral_sample(n_features, size, random_state)
+        return W, self.scale * v, self.scale * e
 
     def diag(self, X):
         return self.scale * self.kernel.diag(self._check_input(X))

@@ -62,6 +62,10 @@ class White(Kernel):
     def _gradient(self, X, K, name):
         yield self.noise_level * np.eye(len(X))
 
+    def spectral_sample(self, n_features, size, random_state=None):
+        """No continuous part; white noise of variance ``noise_level``."""
+        return np.zeros((n_features, size)), 0.0, float(self.noise_level)
+
     def gradient_dot(self, X, W, K=None):
         # dK/dlog s = s I, so sum W * dK = s tr W
         return np.array([self.noise_level * float(np.trace(W))] if self.n_dims else [])
@@ -238,6 +242,10 @@ class SklearnKernel(Kernel):
     @property
     def requires_vector_input(self):
         return self.kernel.requires_vector_input
+
+    def _check_input(self, X):
+        # structured inputs (strings, graphs) go to a non-vector kernel untouched
+        return super()._check_input(X) if self.kernel.requires_vector_input else X
 
     def is_stationary(self):
         return self.kernel.is_stationary()

@@ -44,6 +44,51 @@ class _LengthScaleKernel(Kernel):
         Xs = self._scaled(X)
         return dist.sq_euclidean(Xs, None if Y is None else self._scaled(Y))
 
+    def spectral_sample(self, n_features: int, size: int, random_state=None):
+        """Frequencies from the spectral density: ``k(x, y) = E_w cos(w . (x - y))``.
+
+        Bochner's theorem: ``w = v / l`` with v drawn from the density of the kernel at unit
+        length scale (:meth:`_unit_frequencies`).
+
+        Parameters
+        ----------
+        n_features : int
+        size : int
+            Number of frequencies.
+        random_state : int, RandomState or None
+
+        Returns
+        -------
+        W : ndarray of shape (n_features, size)
+        variance : float
+            ``k(x, x)`` of the continuous part (1.0).
+        white : float
+            Variance of a white-noise part (0.0).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kernelkit.kernels import RBF
+        >>> W, var, white = RBF(2.0).spectral_sample(1, 200000, random_state=0)
+        >>> bool(abs(np.cos(W[0] * 1.5).mean() - RBF(2.0)([[0.0]], [[1.5]])[0, 0]) < 1e-2)
+        True
+        """
+        from sklearn.utils import check_random_state
+
+        rng = check_random_state(random_state)
+        _check_positive_param(self.length_scale, "length_scale")
+        ls = np.asarray(self.length_scale, dtype=float).reshape(-1)
+        if ls.size not in (1, n_features):
+            raise ValueError(f"length_scale has {ls.size} entries but X has {n_features} "
+                             "features.")
+        return self._unit_frequencies(n_features, size, rng) / ls[:, None], 1.0, 0.0
+
+    def _unit_frequencies(self, d, size, rng):
+        raise ValueError(
+            f"{type(self).__name__} has no spectral sampler; use an RBF, Laplacian, "
+            "Matern or RationalQuadratic kernel (or sums and products of them)."
+        )
+
     def _ard_terms(self, X):
         """Yield the (x_d - y_d)^2 / l_d^2 matrices, one feature at a time (ARD gradients)."""
         Xs = self._scaled(X)
@@ -103,6 +148,10 @@ class RBF(_LengthScaleKernel):
     def diag(self, X):
         X = self._check_input(X)
         return np.ones(X.shape[0], dtype=X.dtype)
+
+    def _unit_frequencies(self, d, size, rng):
+        # exp(-||r||^2 / 2) is the characteristic function of N(0, I)
+        return rng.standard_normal((d, size))
 
     def _gradient(self, X, K, name):
         if self.anisotropic:
@@ -201,6 +250,10 @@ class Laplacian(_LengthScaleKernel):
         X = self._check_input(X)
         return np.ones(X.shape[0], dtype=X.dtype)
 
+    def _unit_frequencies(self, d, size, rng):
+        # exp(-sum_j |r_j|) is the characteristic function of independent Cauchy(0, 1)
+        return rng.standard_cauchy((d, size))
+
     def _gradient(self, X, K, name):
         Xs = self._scaled(X)
         if self.anisotropic:
@@ -262,6 +315,12 @@ class Matern(_LengthScaleKernel):
     def diag(self, X):
         X = self._check_input(X)
         return np.ones(X.shape[0], dtype=X.dtype)
+
+    def _unit_frequencies(self, d, size, rng):
+        # Matern(nu) has a Student-t spectral density with 2 nu degrees of freedom
+        # (R&W eq. 4.15): w = z sqrt(2 nu / g), z ~ N(0, I), g ~ chi^2(2 nu)
+        dof = float(self._nu2())
+        return rng.standard_normal((d, size)) * np.sqrt(dof / rng.chisquare(dof, size))
 
     def _radial_factor(self, X):
         """g(r) = -(dK/dr) / r, so that dK/dlog l_d = g(r) * (x_d - y_d)^2 / l_d^2."""
@@ -330,6 +389,13 @@ class RationalQuadratic(_LengthScaleKernel):
     def diag(self, X):
         X = self._check_input(X)
         return np.ones(X.shape[0], dtype=X.dtype)
+
+    def _unit_frequencies(self, d, size, rng):
+        # (1 + r^2 / (2 alpha))^-alpha = E_tau exp(-tau r^2 / 2), tau ~ Gamma(alpha, rate
+        # alpha) (R&W eq. 4.20): an RBF with random precision tau, w | tau ~ N(0, tau I)
+        _check_positive_param(self.alpha, "alpha")
+        tau = rng.gamma(self.alpha, 1.0 / self.alpha, size)
+        return rng.standard_normal((d, size)) * np.sqrt(tau)
 
     def _gradient(self, X, K, name):
         _check_positive_param(self.alpha, "alpha")

@@ -278,19 +278,10 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         ls = np.asarray(self.kernel_.length_scale, dtype=float).reshape(-1)
         if ls.size not in (1, d):
             raise ValueError(f"length_scale has {ls.size} entries but X has {d} features.")
-        inv_ls = (1.0 / ls)[:, None]
         rng = check_random_state(self.random_state)
-        if isinstance(self.kernel_, Laplacian):
-            # prod_j exp(-|d_j| / l_j): Cauchy(0, 1 / l_j) per coordinate
-            W = rng.standard_cauchy(size=(d, D)) * inv_ls
-        elif isinstance(self.kernel_, Matern):
-            # (2 nu / l^2 + ||w||^2)^-(nu + d/2): multivariate t, 2 nu dof, scale 1 / l
-            dof = 2.0 * self.kernel_.nu
-            Z = rng.normal(size=(d, D))
-            W = Z * inv_ls * np.sqrt(dof / rng.chisquare(dof, size=D))
-        else:
-            # exp(-||d||^2 / (2 l^2)): w ~ N(0, I / l^2)
-            W = rng.normal(size=(d, D)) * inv_ls
+        # frequencies from the kernel's spectral density (Bochner): Gaussian for the RBF,
+        # Cauchy for the Laplacian, Student t for the Matern (Kernel.spectral_sample)
+        W, _, _ = self.kernel_.spectral_sample(d, D, rng)
         b = rng.uniform(0, 2 * np.pi, size=D)
         self.random_weights_ = W.astype(X.dtype, copy=False)
         self.random_offset_ = b.astype(X.dtype, copy=False)

@@ -12,6 +12,7 @@ PCG, eigen solvers.
 from .blocks import block_rows, block_slices, fits_in_memory, map_blocks, sum_partials
 from .cg import pcg
 from .cholesky import cho_inverse, cho_logdet, cho_solve, jitter_cholesky
+from .cholesky_append import cholesky_append
 from .dask_rows import DaskRows, is_dask_array
 from .eig import top_eigh
 from .operator import KernelOperator
@@ -32,6 +33,7 @@ __all__ = [
     "map_blocks",
     "sum_partials",
     "jitter_cholesky",
+    "cholesky_append",
     "cho_solve",
     "cho_inverse",
     "cho_logdet",

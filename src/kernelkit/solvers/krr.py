@@ -114,8 +114,9 @@ def solve_krr(op: KernelOperator, Y: np.ndarray, penalty: float, *, weights=None
     True
     """
     if method == "cholesky":
-        return Result(_solve_dense(op, Y, penalty, weights, center), 1, True, [],
-                      dict(method="cholesky"))
+        coef, L, jitter = _solve_dense(op, Y, penalty, weights, center)
+        # the factor travels in info (KernelRidge.partial_fit extends it)
+        return Result(coef, 1, True, [], dict(method="cholesky", factor=L, jitter=jitter))
     if method == "mixed":
         return _solve_mixed(op, Y, penalty, weights, center, tol, callback)
     if method == "cg":
@@ -135,12 +136,12 @@ def _solve_dense(op, Yt, a, s, u):
     K.flat[:: K.shape[0] + 1] += a
     # a pivot below n * eps (relative) is rounding error (e.g. duplicated inputs with
     # alpha = 0): jitter and a warning instead of a meaningless solve
-    L, _ = jitter_cholesky(
+    L, jitter = jitter_cholesky(
         K, overwrite_a=True, what="regularized kernel matrix K + alpha I",
         hint="increase alpha or use a kernel that is positive semi-definite",
         min_pivot=K.shape[0] * float(np.finfo(K.dtype).eps),
     )
-    return cho_solve(L, Yt)
+    return cho_solve(L, Yt), L, jitter
 
 
 def _operator(op, a, s, u):
@@ -200,6 +201,7 @@ def _solve_mixed(op, Yt, a, s, u, tol, callback):
     res = pcg(apply_A, Yt, M=apply_M, tol=tol, max_iter=100, callback=callback)
     if not res.converged:  # ill-conditioned beyond float32: solve in float64 instead
         del L32, apply_M
-        return Result(_solve_dense(op, Yt, a, s, u), 1, True, res.history,
-                      dict(method="cholesky"))
+        coef, L, jitter = _solve_dense(op, Yt, a, s, u)
+        return Result(coef, 1, True, res.history,
+                      dict(method="cholesky", factor=L, jitter=jitter))
     return Result(res.coef, res.n_iter, res.converged, res.history, dict(method="mixed"))

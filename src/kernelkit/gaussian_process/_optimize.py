@@ -1,0 +1,78 @@
+"""Maximize a log marginal likelihood over log hyperparameters, with restarts.
+
+scikit-learn's protocol: ``optimizer`` is "fmin_l_bfgs_b" (L-BFGS-B with the analytic
+gradient), a callable ``optimizer(obj_func, initial_theta, bounds) -> (theta, func_min)``,
+or None (keep theta); restarts start log-uniformly within the bounds.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.optimize
+
+from ..exceptions import ConvergenceWarning
+
+__all__ = ["minimize_with_restarts"]
+
+
+def _minimize_once(obj_func, theta0, bounds, optimizer):
+    if optimizer == "fmin_l_bfgs_b":
+        res = scipy.optimize.minimize(obj_func, theta0, method="L-BFGS-B", jac=True,
+                                      bounds=bounds)
+        if not res.success:
+            warnings.warn(
+                f"L-BFGS-B on the log marginal likelihood did not converge ({res.message}); "
+                "increase the bounds or n_restarts_optimizer.",
+                ConvergenceWarning, stacklevel=4,
+            )
+        return np.asarray(res.x, dtype=float), float(res.fun)
+    if callable(optimizer):
+        theta, fmin = optimizer(obj_func, theta0, bounds=bounds)
+        return np.asarray(theta, dtype=float), float(fmin)
+    raise ValueError(
+        f"optimizer must be 'fmin_l_bfgs_b', a callable or None; got {optimizer!r}."
+    )
+
+
+def minimize_with_restarts(obj_func, theta0, bounds, optimizer, n_restarts: int, rng):
+    """Best ``(theta, obj_func(theta))`` over a start at ``theta0`` and ``n_restarts`` more.
+
+    Parameters
+    ----------
+    obj_func : callable
+        ``obj_func(theta, eval_gradient=True) -> (value, gradient)``, minimized.
+    theta0 : ndarray of shape (p,)
+    bounds : ndarray of shape (p, 2)
+        In log space; must be finite for restarts.
+    optimizer : "fmin_l_bfgs_b" or callable
+    n_restarts : int
+    rng : numpy.random.RandomState
+
+    Returns
+    -------
+    theta : ndarray of shape (p,)
+    func_min : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.gaussian_process._optimize import minimize_with_restarts
+    >>> f = lambda th, eval_gradient=True: (float(((th - 1) ** 2).sum()), 2 * (th - 1))
+    >>> th, fmin = minimize_with_restarts(f, np.zeros(2), np.array([[-3, 3]] * 2),
+    ...                                   "fmin_l_bfgs_b", 2, np.random.RandomState(0))
+    >>> np.round(th, 4).tolist()
+    [1.0, 1.0]
+    """
+    starts = [np.asarray(theta0, dtype=float)]
+    if n_restarts > 0:
+        if not np.isfinite(bounds).all():
+            raise ValueError(
+                "n_restarts_optimizer > 0 needs finite bounds on every hyperparameter."
+            )
+        # log-uniform within the bounds (theta is the log of the values)
+        starts += [rng.uniform(bounds[:, 0], bounds[:, 1]) for _ in range(n_restarts)]
+    optima = [_minimize_once(obj_func, th, bounds, optimizer) for th in starts]
+    best = int(np.argmin([fmin for _, fmin in optima]))
+    return optima[best]
