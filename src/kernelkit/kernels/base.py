@@ -222,7 +222,26 @@ class Kernel(BaseEstimator):
     def _gradient(self, X, K, name):  # pragma: no cover - abstract
         raise NotImplementedError(f"{type(self).__name__} has no gradient for {name!r}.")
 
-    def gradient_dot(self, X, W: np.ndarray, K: np.ndarray | None = None) -> np.ndarray:
+    def matrix_parts(self, X, parts: dict) -> np.ndarray:
+        """``K(X, X)``, recording in ``parts`` what :meth:`gradient_dot` will reuse.
+
+        A product records the matrices of its two factors (keyed by its ``id``), so that
+        the likelihood gradient at the same hyperparameters computes no factor twice; a
+        plain kernel records nothing. The returned matrix is the caller's to overwrite.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kernelkit.kernels import RBF, ExpSineSquared
+        >>> X = np.linspace(0, 3, 6)[:, None]; k = RBF(2.0) * ExpSineSquared(1.0, 1.0)
+        >>> parts = {}
+        >>> bool(np.allclose(k.matrix_parts(X, parts), k(X))), len(parts)
+        (True, 1)
+        """
+        return self._compute(self._check_input(X), None)
+
+    def gradient_dot(self, X, W: np.ndarray, K: np.ndarray | None = None,
+                     parts: dict | None = None) -> np.ndarray:
         """``g_j = sum_ik W_ik (dK/dtheta_j)_ik`` for every hyperparameter ``j``.
 
         The contraction behind the GP likelihood gradient, ``1/2 tr(W dK/dtheta_j)`` with
@@ -236,6 +255,9 @@ class Kernel(BaseEstimator):
         W : ndarray of shape (n, n), symmetric
         K : ndarray of shape (n, n), optional
             This kernel's matrix of ``X``, if already computed.
+        parts : dict, optional
+            Filled by :meth:`matrix_parts` at the same hyperparameters: factor matrices
+            to reuse instead of recomputing them.
 
         Returns
         -------
@@ -301,6 +323,28 @@ class Kernel(BaseEstimator):
 
     __hash__ = object.__hash__
 
+    def __repr__(self):
+        # as scikit-learn's kernels print: Name(hyperparameter=value:.3g, ...)
+        params = self.get_params(deep=False)
+        names = sorted(self._hyperparameters) + sorted(
+            k for k in params
+            if k not in self._hyperparameters and not k.endswith("_bounds")
+            and not isinstance(params[k], Kernel))
+        return f"{type(self).__name__}({', '.join(_fmt_param(k, params[k]) for k in names)})"
+
+
+def _fmt_param(name, value) -> str:
+    """``name=value`` with numbers as ``.3g`` and arrays as ``[a, b]`` (scikit-learn's style)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return f"{name}={value:.3g}"
+    arr = np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else None
+    if arr is not None and arr.dtype.kind in "fiu":
+        flat = arr.ravel()
+        if flat.size == 1 and np.ndim(value) == 0:
+            return f"{name}={flat[0]:.3g}"
+        return f"{name}=[{', '.join(f'{v:.3g}' for v in flat)}]"
+    return f"{name}={value!r}"
+
 
 def _frobenius(A: np.ndarray, B: np.ndarray) -> float:
     """``sum_ik A_ik B_ik`` for symmetric ``A`` and ``B`` (so either memory order will do)."""
@@ -353,20 +397,33 @@ class _Binary(Kernel):
 class Sum(_Binary):
     """``k1 + k2``: the sum of two PSD kernels is PSD (RKHS of the sum of feature maps)."""
 
+    def __repr__(self):
+        return f"{self.k1!r} + {self.k2!r}"
+
     def _compute(self, X, Y):
+        return self._add(X, Y, None)
+
+    def _add(self, X, Y, parts):
         from .special import White
 
         # White(X, Y) is zero between different sets and noise * I on one set: no n x n
         # matrix of its own either way
         for white, other in ((self.k2, self.k1), (self.k1, self.k2)):
             if isinstance(white, White):
-                K = other._compute(X, Y)
+                K = other._compute(X, Y) if parts is None else other.matrix_parts(X, parts)
                 if Y is None:
                     K[np.diag_indices_from(K)] += white.noise_level
                 return K
-        K = self.k1._compute(X, Y)
-        K += self.k2._compute(X, Y)
+        if parts is None:
+            K = self.k1._compute(X, Y)
+            K += self.k2._compute(X, Y)
+        else:
+            K = self.k1.matrix_parts(X, parts)
+            K += self.k2.matrix_parts(X, parts)
         return K
+
+    def matrix_parts(self, X, parts):
+        return self._add(self._check_input(X), None, parts)
 
     def diag(self, X):
         return self.k1.diag(X) + self.k2.diag(X)
@@ -376,13 +433,17 @@ class Sum(_Binary):
         yield from self.k1.gradient(X)
         yield from self.k2.gradient(X)
 
-    def gradient_dot(self, X, W, K=None):
+    def gradient_dot(self, X, W, K=None, parts=None):
         # sum W * d(K1 + K2)/dtheta = [sum W * dK1/dtheta1, sum W * dK2/dtheta2]
-        return np.concatenate([self.k1.gradient_dot(X, W), self.k2.gradient_dot(X, W)])
+        return np.concatenate([self.k1.gradient_dot(X, W, parts=parts),
+                               self.k2.gradient_dot(X, W, parts=parts)])
 
 
 class Product(_Binary):
     """``k1 * k2``: the (Schur) product of two PSD kernels is PSD."""
+
+    def __repr__(self):
+        return f"{self.k1!r} * {self.k2!r}"
 
     def _compute(self, X, Y):
         pair = _constant_factor(self.k1, self.k2)
@@ -397,6 +458,19 @@ class Product(_Binary):
     def diag(self, X):
         return self.k1.diag(X) * self.k2.diag(X)
 
+    def matrix_parts(self, X, parts):
+        X = self._check_input(X)
+        pair = _constant_factor(self.k1, self.k2)
+        if pair is not None:  # c * K2: the gradient needs no factor matrix
+            K = pair[1].matrix_parts(X, parts)
+            K *= pair[0].value
+            return K
+        # each factor once per evaluation; gradient_dot reuses both
+        K1 = self.k1.matrix_parts(X, parts)
+        K2 = self.k2.matrix_parts(X, parts)
+        parts[id(self)] = (K1, K2)
+        return K1 * K2
+
     def gradient(self, X, K=None):
         # d(K1 K2) = dK1 * K2 + K1 * dK2 (elementwise)
         # each factor's matrix is built once and reused by the factor's own gradient
@@ -410,22 +484,30 @@ class Product(_Binary):
             dK *= K1
             yield dK
 
-    def gradient_dot(self, X, W, K=None):
+    def gradient_dot(self, X, W, K=None, parts=None):
         if not self.n_dims:
             return np.empty(0)
         pair = _constant_factor(self.k1, self.k2)
         if pair is not None:
             const, other = pair
             # d(c Ko)/dlog c = c Ko ;  d(c Ko)/dtheta_o = c dKo/dtheta_o
-            s, go = other._value_and_gradient_dot(X, W)
+            if const.n_dims:
+                s, go = other._value_and_gradient_dot(X, W)
+            else:
+                s, go = 0.0, other.gradient_dot(X, W, parts=parts)
             gc = np.array([const.value * s] if const.n_dims else [])
             go = const.value * go
             return np.concatenate([gc, go] if const is self.k1 else [go, gc])
         # sum W * (dK1 * K2) = sum (W * K2) * dK1, and likewise for k2
-        K1 = self.k1._compute(self.k1._check_input(X), None)
-        K2 = self.k2._compute(self.k2._check_input(X), None)
-        g1 = self.k1.gradient_dot(X, W * K2, K1) if self.k1.n_dims else np.empty(0)
-        g2 = self.k2.gradient_dot(X, W * K1, K2) if self.k2.n_dims else np.empty(0)
+        if parts is not None and id(self) in parts:
+            K1, K2 = parts[id(self)]
+        else:
+            K1 = self.k1._compute(self.k1._check_input(X), None)
+            K2 = self.k2._compute(self.k2._check_input(X), None)
+        g1 = (self.k1.gradient_dot(X, W * K2, K1, parts=parts) if self.k1.n_dims
+              else np.empty(0))
+        g2 = (self.k2.gradient_dot(X, W * K1, K2, parts=parts) if self.k2.n_dims
+              else np.empty(0))
         return np.concatenate([g1, g2])
 
 
@@ -458,6 +540,9 @@ class Scale(Kernel):
         own = Kernel.hyperparameters.fget(self)
         return own + [h._replace(name="kernel__" + h.name) for h in self.kernel.hyperparameters]
 
+    def __repr__(self):
+        return f"{np.sqrt(self.scale):.3g}**2 * {self.kernel!r}"
+
     def _check_input(self, X):
         return self.kernel._check_input(X)
 
@@ -489,7 +574,7 @@ class Scale(Kernel):
             dK *= self.scale
             yield dK
 
-    def gradient_dot(self, X, W, K=None):
+    def gradient_dot(self, X, W, K=None, parts=None):
         if not self.n_dims:
             return np.empty(0)
         X = self._check_input(X)

@@ -20,6 +20,14 @@ def _check_positive_param(value, name: str) -> None:
         raise ValueError(f"{name} must be positive; got {value!r}.")
 
 
+def _centred(X):
+    """``X`` minus its column means in float64: distances do not change, the rounding of
+    the differences of large coordinates (years, say) shrinks."""
+    Xc = np.array(X, dtype=np.float64)
+    Xc -= Xc.mean(axis=0)
+    return Xc
+
+
 class _LengthScaleKernel(Kernel):
     """Shared handling of a scalar or ARD ``length_scale``."""
 
@@ -83,9 +91,9 @@ class RBF(_LengthScaleKernel):
     def _compute(self, X, Y):
         # k = exp(-1/2 ||x/l - y/l||^2) with -1/2 ||x - y||^2 = [x, ||x||^2, 1].[y, -1/2,
         # -1/2 ||y||^2]: one GEMM gives the exponent, then NumPy's SIMD exp in place
-        Xs = self._scaled(X)
+        Xs, Ys = dist.centre_pair(self._scaled(X), None if Y is None else self._scaled(Y))
         B = dist.gram(dist.augmented(Xs, left=True),
-                      dist.augmented(Xs if Y is None else self._scaled(Y), left=False))
+                      dist.augmented(Xs if Y is None else Ys, left=False))
         np.minimum(B, 0.0, out=B)  # clip rounding: ||x - y||^2 >= 0
         np.exp(B, out=B)
         if Y is None:
@@ -108,7 +116,7 @@ class RBF(_LengthScaleKernel):
             D *= K
             yield D
 
-    def gradient_dot(self, X, W, K=None):
+    def gradient_dot(self, X, W, K=None, parts=None):
         if not self.n_dims:
             return np.empty(0)
         return self._value_and_gradient_dot(X, W)[1]
@@ -276,9 +284,7 @@ class RationalQuadratic(_LengthScaleKernel):
             raise ValueError("RationalQuadratic supports a scalar length_scale only.")
         _check_positive_param(self.alpha, "alpha")
         D = self._sqdist_scaled(X, Y)
-        D /= 2.0 * self.alpha
-        D += 1.0
-        D **= -self.alpha
+        dist.rq_from_sqdist(D, float(self.alpha))  # (1 + d^2 / (2 alpha l^2))^-alpha
         return D
 
     def diag(self, X):
@@ -295,6 +301,19 @@ class RationalQuadratic(_LengthScaleKernel):
         else:
             # dK/dlog alpha = alpha K (-log(1 + u) + u / (1 + u))
             yield self.alpha * K * (-np.log1p(u) + u / (1.0 + u))
+
+    def gradient_dot(self, X, W, K=None, parts=None):
+        return self._value_and_gradient_dot(X, W)[1]
+
+    def _value_and_gradient_dot(self, X, W, K=None):
+        # one fused pass over the triangle gives sum W*K and sum W*dK/dlog(l, alpha)
+        if self.anisotropic:
+            raise ValueError("RationalQuadratic supports a scalar length_scale only.")
+        _check_positive_param(self.alpha, "alpha")
+        Xs = _centred(self._scaled(self._check_input(X)))
+        s, gl, ga = dist.rq_weighted_sums(Xs, W, self.alpha)
+        free = [not h.fixed for h in self.hyperparameters]
+        return float(s), np.array([gl, ga])[free]
 
 
 class ExpSineSquared(_LengthScaleKernel):
@@ -335,12 +354,30 @@ class ExpSineSquared(_LengthScaleKernel):
         d *= np.pi / self.periodicity
         return d
 
+    def _check_params(self):
+        if self.anisotropic:
+            raise ValueError("ExpSineSquared supports a scalar length_scale only.")
+        _check_positive_param(self.length_scale, "length_scale")
+        _check_positive_param(self.periodicity, "periodicity")
+
     def _compute(self, X, Y):
-        S = np.sin(self._arg(X, Y))
-        S **= 2
-        S *= -2.0 / self.length_scale**2
-        np.exp(S, out=S)
-        return S
+        # exp(-2 sin^2(pi d / p) / l^2), in place on the squared distances
+        self._check_params()
+        D = dist.sq_euclidean(X, Y)
+        dist.exp_sine_from_sqdist(D, np.pi / float(self.periodicity),
+                                  2.0 / float(self.length_scale) ** 2)
+        return D
+
+    def gradient_dot(self, X, W, K=None, parts=None):
+        return self._value_and_gradient_dot(X, W)[1]
+
+    def _value_and_gradient_dot(self, X, W, K=None):
+        # one fused pass over the triangle gives sum W*K and sum W*dK/dlog(l, p)
+        self._check_params()
+        Xc = _centred(self._check_input(X))
+        s, gl, gp = dist.exp_sine_weighted_sums(Xc, W, self.length_scale, self.periodicity)
+        free = [not h.fixed for h in self.hyperparameters]
+        return float(s), np.array([gl, gp])[free]
 
     def diag(self, X):
         X = self._check_input(X)
