@@ -297,8 +297,12 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
             Ks = kernel(X, self.X_train_)
             mean = Ks @ A
             V = solve_triangular(self.L_, Ks.T, lower=True, check_finite=False)
-            cov = kernel(X)  # K(X_*, X_*) - V^T V
+            cov = kernel(X)  # R&W eq. 2.24: K(X_*, X_*) - V^T V
             cov -= V.T @ V
+            # its diagonal by the very operations of the return_std path, so that
+            # std == sqrt(diag(cov)) holds to rounding even where both cancel badly
+            cov[np.diag_indices_from(cov)] = (np.asarray(kernel.diag(X), dtype=np.float64)
+                                              - np.einsum("ij,ij->j", V, V))
             return self._unnormalize(mean), self._scale_cov(cov)
         mean = np.empty((m, A.shape[1]))
         var = kernel.diag(X).astype(np.float64) if return_std else None

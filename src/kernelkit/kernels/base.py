@@ -17,7 +17,9 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import clone
+
+from ._params import Parametrized
 
 __all__ = ["Hyperparameter", "Kernel", "Sum", "Product", "Scale"]
 
@@ -61,7 +63,7 @@ def _as_float_array(X):
     return X
 
 
-class Kernel(BaseEstimator):
+class Kernel(Parametrized):
     """Base class of kernelkit kernels.
 
     Subclasses implement ``_compute(X, Y)``, ``diag(X)`` and ``_gradient(X, K, name)``
@@ -309,6 +311,11 @@ class Kernel(BaseEstimator):
         if isinstance(other, numbers.Number):
             return Scale(self, float(other))
         return Product(_as_kernel(other), self)
+
+    def __pow__(self, exponent):
+        from .exponentiation import Exponentiation
+
+        return Exponentiation(self, exponent)
 
     def __eq__(self, other):
         if type(self) is not type(other):
