@@ -110,19 +110,24 @@ def test_new_kernels_gradients_by_finite_differences(X):
 
 
 def test_product_factors_computed_once_per_evaluation(X, monkeypatch):
-    # matrix_parts keeps the factor matrices; gradient_dot reuses them
+    # matrix_parts keeps the factor matrices (and RQ/ExpSineSquared their derivative
+    # matrices); gradient_dot reuses them: every distance matrix is built once
+    from kernelkit.kernels import _distances as dist
+
     k = RBF(1.3) * ExpSineSquared(1.0, 2.0) + Constant(0.5) * RationalQuadratic(0.7, 1.2)
     calls = []
-    for cls in (RBF, ExpSineSquared, RationalQuadratic):
-        orig = cls._compute
-        monkeypatch.setattr(cls, "_compute", lambda self, X, Y, orig=orig: (
-            calls.append(type(self).__name__), orig(self, X, Y))[1])
+    for name in ("sq_euclidean", "augmented"):
+        orig = getattr(dist, name)
+        monkeypatch.setattr(dist, name, lambda *a, orig=orig, name=name, **kw: (
+            calls.append(name), orig(*a, **kw))[1])
     W = np.random.default_rng(3).normal(size=(25, 25))
     W = W + W.T
     parts = {}
     K = k.matrix_parts(X, parts)
     g = k.gradient_dot(X, W, parts=parts)
-    assert sorted(calls) == ["ExpSineSquared", "RBF", "RationalQuadratic"]
+    # RBF: its two augmented factors; ExpSineSquared and RationalQuadratic: one each
+    assert sorted(calls) == ["augmented", "augmented", "sq_euclidean", "sq_euclidean"]
+    monkeypatch.undo()
     np.testing.assert_allclose(K, k(X), rtol=1e-14)
     np.testing.assert_allclose(g, [float(np.sum(W * dK)) for dK in k.gradient(X)], rtol=1e-10)
 

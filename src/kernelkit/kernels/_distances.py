@@ -324,3 +324,60 @@ def exp_sine_weighted_sums(X: np.ndarray, W: np.ndarray, length_scale: float,
     """``[sum W K, sum W dK/dlog l, sum W dK/dlog p]`` of ExpSineSquared, one fused pass."""
     return _weighted_sums(_exp_sine_weighted_rows, X, W, np.pi / float(periodicity),
                           2.0 / float(length_scale) ** 2)
+
+
+@njit(parallel=True, cache=True)
+def _exp_sine_and_derivatives(D, freq, gamma, G1, G2):  # pragma: no cover - numba
+    # lower triangle, mirrored: K in D, dK/dlog l in G1, dK/dlog p in G2 (D: squared
+    # distances of one set to itself)
+    n = D.shape[0]
+    for i in prange(n):
+        for j in range(i + 1):
+            a = freq * np.sqrt(D[i, j])
+            s = np.sin(a)
+            k = np.exp(-gamma * s * s)
+            g1 = 2.0 * gamma * s * s * k
+            g2 = 2.0 * gamma * a * s * np.cos(a) * k
+            D[i, j] = k
+            D[j, i] = k
+            G1[i, j] = g1
+            G1[j, i] = g1
+            G2[i, j] = g2
+            G2[j, i] = g2
+
+
+@njit(parallel=True, cache=True)
+def _rq_and_derivatives(D, alpha, G1, G2):  # pragma: no cover - numba
+    # lower triangle, mirrored: K in D, dK/dlog l in G1, dK/dlog alpha in G2 (D: scaled
+    # squared distances of one set to itself)
+    n = D.shape[0]
+    for i in prange(n):
+        for j in range(i + 1):
+            u = D[i, j] / (2.0 * alpha)
+            lg = np.log1p(u)
+            k = np.exp(-alpha * lg)
+            g1 = 2.0 * alpha * u / (1.0 + u) * k
+            g2 = alpha * (u / (1.0 + u) - lg) * k
+            D[i, j] = k
+            D[j, i] = k
+            G1[i, j] = g1
+            G1[j, i] = g1
+            G2[i, j] = g2
+            G2[j, i] = g2
+
+
+def exp_sine_and_derivatives(D: np.ndarray, length_scale: float, periodicity: float):
+    """ExpSineSquared's K (written over the squared distances ``D`` of one set) and its two
+    derivative matrices (log l, log p), from one pass of sines over one triangle."""
+    G1, G2 = np.empty_like(D), np.empty_like(D)
+    _exp_sine_and_derivatives(D, np.pi / float(periodicity), 2.0 / float(length_scale) ** 2,
+                              G1, G2)
+    return D, G1, G2
+
+
+def rq_and_derivatives(D: np.ndarray, alpha: float):
+    """RationalQuadratic's K (over the scaled squared distances ``D`` of one set) and its
+    derivative matrices (log l, log alpha), one pass of logarithms over one triangle."""
+    G1, G2 = np.empty_like(D), np.empty_like(D)
+    _rq_and_derivatives(D, float(alpha), G1, G2)
+    return D, G1, G2

@@ -10,6 +10,7 @@ scikit-learn's GP estimators print theirs. ``sklearn.base.clone`` works on any o
 from __future__ import annotations
 
 import inspect
+from functools import cache
 
 __all__ = ["Parametrized"]
 
@@ -29,12 +30,7 @@ class Parametrized:
 
     @classmethod
     def _param_names(cls) -> list[str]:
-        init = cls.__init__
-        if init is object.__init__:
-            return []
-        sig = inspect.signature(init)
-        return sorted(p.name for p in sig.parameters.values()
-                      if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
+        return list(_init_param_names(cls.__init__))
 
     def get_params(self, deep: bool = True) -> dict:
         """Constructor parameters; with ``deep``, those of nested kernels as ``name__sub``."""
@@ -64,3 +60,13 @@ class Parametrized:
         for name, sub in nested.items():
             getattr(self, name).set_params(**sub)
         return self
+
+
+@cache
+def _init_param_names(init) -> tuple[str, ...]:
+    """Sorted parameter names of an ``__init__`` (cached: the optimizer asks per evaluation)."""
+    if init is object.__init__:
+        return ()
+    sig = inspect.signature(init)
+    return tuple(sorted(p.name for p in sig.parameters.values()
+                        if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)))

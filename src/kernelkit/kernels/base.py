@@ -228,8 +228,9 @@ class Kernel(Parametrized):
         """``K(X, X)``, recording in ``parts`` what :meth:`gradient_dot` will reuse.
 
         A product records the matrices of its two factors (keyed by its ``id``), so that
-        the likelihood gradient at the same hyperparameters computes no factor twice; a
-        plain kernel records nothing. The returned matrix is the caller's to overwrite.
+        the likelihood gradient at the same hyperparameters computes no factor twice;
+        RationalQuadratic and ExpSineSquared record their derivative matrices; other
+        kernels record nothing. The returned matrix is the caller's to overwrite.
 
         Examples
         --------
@@ -237,8 +238,8 @@ class Kernel(Parametrized):
         >>> from kernelkit.kernels import RBF, ExpSineSquared
         >>> X = np.linspace(0, 3, 6)[:, None]; k = RBF(2.0) * ExpSineSquared(1.0, 1.0)
         >>> parts = {}
-        >>> bool(np.allclose(k.matrix_parts(X, parts), k(X))), len(parts)
-        (True, 1)
+        >>> bool(np.allclose(k.matrix_parts(X, parts), k(X))), len(parts)  # product, periodic
+        (True, 2)
         """
         return self._compute(self._check_input(X), None)
 
@@ -280,12 +281,12 @@ class Kernel(Parametrized):
             g[j] = _frobenius(W, dK)
         return g
 
-    def _value_and_gradient_dot(self, X, W, K=None) -> tuple[float, np.ndarray]:
+    def _value_and_gradient_dot(self, X, W, K=None, parts=None) -> tuple[float, np.ndarray]:
         """``(sum_ik W_ik K_ik, gradient_dot(X, W, K))``: what a Constant or a scale
         multiplying this kernel needs for its own gradient."""
         if K is None:
             K = self._compute(self._check_input(X), None)
-        return _frobenius(W, K), self.gradient_dot(X, W, K)
+        return _frobenius(W, K), self.gradient_dot(X, W, K, parts=parts)
 
     # ------------------------------------------------------------------ algebra
     def __add__(self, other):
@@ -499,7 +500,7 @@ class Product(_Binary):
             const, other = pair
             # d(c Ko)/dlog c = c Ko ;  d(c Ko)/dtheta_o = c dKo/dtheta_o
             if const.n_dims:
-                s, go = other._value_and_gradient_dot(X, W)
+                s, go = other._value_and_gradient_dot(X, W, parts=parts)
             else:
                 s, go = 0.0, other.gradient_dot(X, W, parts=parts)
             gc = np.array([const.value * s] if const.n_dims else [])

@@ -82,7 +82,7 @@ class Exponentiation(Kernel):
         F *= W
         return self.kernel.gradient_dot(X, F, Ki)
 
-    def _value_and_gradient_dot(self, X, W, K=None):
+    def _value_and_gradient_dot(self, X, W, K=None, parts=None):
         if K is None:
             K = self._compute(self._check_input(X), None)
         return _frobenius(W, K), self.gradient_dot(X, W)
