@@ -74,6 +74,29 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         Diagonal jitter that the final factorization needed (0.0 normally).
     n_features_in_ : int
 
+    Differences from scikit-learn
+    -----------------------------
+    - ``kernel`` may also be a kernelkit kernel or a kernel name. A scikit-learn kernel
+      built from scikit-learn's own classes (ConstantKernel, RBF, Matern with nu in
+      {0.5, 1.5, 2.5, inf}, RationalQuadratic, ExpSineSquared, WhiteKernel, DotProduct, Sum,
+      Product, Exponentiation) is computed by its exact kernelkit twin (same values, bounds
+      and fixed markers) and ``kernel_`` is again that scikit-learn kernel; any other
+      scikit-learn kernel (a subclass, the general-nu Matern) runs through scikit-learn's
+      own code.
+    - A covariance ``K + alpha I`` that is not numerically positive definite gets the
+      adaptive diagonal jitter of ``kernelkit.linalg`` with a ``JitterWarning`` naming it
+      (``jitter_``), where scikit-learn raises ``LinAlgError`` ("The kernel, ..., is not
+      returning a positive definite matrix"); past 1e-4 of the mean diagonal a
+      ``NumericalError`` says what to change.
+    - The ``ConvergenceWarning`` for an optimum at a bound (scikit-learn's wording) is
+      given within a relative 1e-2 of the log bound; scikit-learn's ``np.isclose`` uses
+      1e-5, which misses optima a hair inside a bound. An L-BFGS-B stop is reported with
+      its reason in words.
+    - ``verbose`` shows a progress bar over the optimizer starts (no such parameter there).
+    - ``predict(return_cov=True)`` writes its diagonal with the operations of
+      ``return_std=True``, so ``std == sqrt(diag(cov))`` to rounding even where the
+      posterior variance cancels badly.
+
     Examples
     --------
     >>> import numpy as np
