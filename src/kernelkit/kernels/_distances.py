@@ -83,6 +83,8 @@ def centre_pair(X: np.ndarray, Y: np.ndarray | None = None):
     """``X`` and ``Y`` both minus the mean of their rows: the differences, hence every
     distance, are unchanged, while the cancellation in ||x||^2 + ||y||^2 - 2 x.y shrinks
     for data far from the origin (calendar years, say)."""
+    if X.dtype != np.float64 or (Y is not None and Y.dtype != np.float64):
+        return X, Y  # float32 stays as given: shifted float32 coordinates would be rounded
     # the mean of all rows of X and Y: the same point for (X, Y) and (Y, X), so that
     # K(X, Y) = K(Y, X)^T holds to the last bit as without centring
     total = X.sum(axis=0, dtype=np.float64)
@@ -95,7 +97,7 @@ def centre_pair(X: np.ndarray, Y: np.ndarray | None = None):
 def sq_euclidean(X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
     """Squared Euclidean distance matrix, clipped at 0, zero diagonal when ``Y is None``."""
     symmetric = Y is None
-    if X.size and X.dtype in (np.float32, np.float64):
+    if X.size:
         X, Y = centre_pair(X, Y)
     Y = X if Y is None else Y
     G = gram(X, Y)
