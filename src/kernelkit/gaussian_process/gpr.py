@@ -16,12 +16,12 @@ import scipy.optimize
 from scipy.linalg import solve_triangular
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
 from sklearn.utils import check_random_state
-from threadpoolctl import threadpool_limits
 
+from .._blas import gram
 from .._progress import progress_bar
+from .._threads import limit_blas
 from .._validation import check_is_fitted, resolve_estimator_kernel, validate_data
 from ..kernels import RBF, Constant, Kernel, SklearnKernel, resolve_kernel
-from ..kernels._distances import gram
 from ..linalg import block_rows, cho_solve
 from ._marginal_likelihood import factorize, log_marginal_likelihood
 from ._optimizer_warnings import warn_close_to_bounds, warn_lbfgs_stop
@@ -262,7 +262,7 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         try:
             if serial:
                 numba.set_num_threads(1)  # thread-local in numba, restored below
-            with threadpool_limits(limits=1 if serial else None, user_api="blas"), \
+            with limit_blas(1 if serial else None), \
                     progress_bar(self.verbose, total=len(starts), desc="GP restarts") as bar:
                 for theta0 in starts:
                     optima.append(self._constrained_optimization(obj_func, theta0, bounds))
