@@ -353,7 +353,7 @@ def test_foreign_class_refused_even_with_valid_checksums(saved, tmp_path):
         load(_with_manifest(saved, tmp_path / "a.kkm", to_os))
 
     def reexport(man):  # a non-kernelkit class reached through a kernelkit module
-        man["estimator"]["class"] = "kernelkit.kernels.base:BaseEstimator"
+        man["estimator"]["class"] = "kernelkit.gaussian_process.gpr:BaseEstimator"
 
     with pytest.raises(FormatError, match="only kernelkit classes"):
         load(_with_manifest(saved, tmp_path / "b.kkm", reexport))

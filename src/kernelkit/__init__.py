@@ -1,8 +1,9 @@
 """kernelkit: kernel methods, Gaussian processes and boosting.
 
 Every public estimator is importable from the top level (``kernelkit.KernelRidge``);
-kernels live in :mod:`kernelkit.kernels`. Imports are lazy, so ``import kernelkit`` is
-cheap and a command-line call loads only what it uses.
+kernels live in :mod:`kernelkit.kernels`. Imports are lazy (``lazy_loader``), so
+``import kernelkit`` is cheap and a command-line call loads only what it uses; the
+subpackages are attributes (``kernelkit.kernels.RBF``, ``kernelkit.datasets.load_co2``).
 """
 
 from __future__ import annotations
@@ -37,4 +38,25 @@ _PUBLIC = {
 }
 
 
-__getattr__, __dir__, __all__ = attach(__name__, _PUBLIC)
+# subpackages, reachable as attributes (kernelkit.kernels.RBF) without importing them first
+_SUBPACKAGES = [
+    "datasets",
+    "decomposition",
+    "ensemble",
+    "exceptions",
+    "gaussian_process",
+    "io",
+    "kernel_ridge",
+    "kernels",
+    "large_scale",
+    "linalg",
+    "linear_model",
+    "losses",
+    "machines",
+    "report",
+    "solvers",
+    "structured",
+    "utils",
+]
+
+__getattr__, __dir__, __all__ = attach(__name__, _PUBLIC, _SUBPACKAGES)

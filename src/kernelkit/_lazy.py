@@ -1,21 +1,22 @@
-"""Lazy public namespaces: a package maps each public name to the module defining it.
+"""Lazy public namespaces through the scientific-Python ecosystem's ``lazy_loader``.
 
-``import kernelkit`` stays cheap (no numba compilation, no scikit-learn estimators loaded)
-and a name appears in ``__all__`` as soon as its defining module exists.
+Each package keeps a readable table, one line per public name (``{"Ridge": "ridge"}``), and
+hands it to :func:`attach`, which turns it into ``lazy_loader``'s form: ``import kernelkit``
+stays cheap (no numba compilation, no estimator modules loaded) and a name's module is
+imported on first access.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import sys
+import lazy_loader
 
 
-def attach(package: str, names: dict[str, str]):
+def attach(package: str, names: dict[str, str], submodules=()):
     """``(__getattr__, __dir__, __all__)`` for ``package``.
 
     ``names`` maps a public name to its module: relative to ``package`` ("ridge") or
-    absolute ("kernelkit.linear_model.ridge").
+    absolute ("kernelkit.linear_model.ridge"). ``submodules`` are subpackages reachable as
+    attributes (``kernelkit.kernels``); ``dir()`` lists both, ``__all__`` the names.
 
     Examples
     --------
@@ -24,22 +25,18 @@ def attach(package: str, names: dict[str, str]):
     >>> getattr_("RBF").__name__, all_
     ('RBF', ['RBF'])
     """
-    modules = {n: m if m.startswith("kernelkit.") else f"{package}.{m}" for n, m in names.items()}
-
-    def available(name: str) -> bool:
-        try:
-            return importlib.util.find_spec(modules[name]) is not None
-        except ModuleNotFoundError:
-            return False
-
-    public = sorted(n for n in modules if available(n))
+    prefix = package + "."
+    by_module: dict[str, list[str]] = {}
+    for name, module in names.items():
+        module = module[len(prefix):] if module.startswith(prefix) else module
+        by_module.setdefault(module, []).append(name)
+    load, dir_, known = lazy_loader.attach(package, submodules=list(submodules),
+                                           submod_attrs=by_module)
+    known = set(known)
 
     def __getattr__(name: str):
-        if name in modules:
-            return getattr(importlib.import_module(modules[name]), name)
-        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        if name not in known:  # Python's own wording for a missing module attribute
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return load(name)
 
-    def __dir__():
-        return sorted(set(vars(sys.modules[package])) | set(public))
-
-    return __getattr__, __dir__, public
+    return __getattr__, dir_, sorted(names)

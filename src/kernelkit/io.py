@@ -537,7 +537,7 @@ def save(model: Any, path: str | os.PathLike, *, metadata: dict | None = None) -
     >>> path = os.path.join(tempfile.mkdtemp(), "k.kkm")
     >>> _ = kernelkit.save(RBF(length_scale=2.0), path)
     >>> kernelkit.load(path)
-    RBF(length_scale=2.0)
+    RBF(length_scale=2)
     """
     path = Path(path)
     if not (hasattr(model, "get_params") and hasattr(model, "__dict__")):
@@ -730,7 +730,7 @@ def load(path: str | os.PathLike) -> Any:
     >>> path = os.path.join(tempfile.mkdtemp(), "k.kkm")
     >>> _ = kernelkit.save(Matern(nu=2.5), path)
     >>> kernelkit.load(path)
-    Matern(nu=2.5)
+    Matern(length_scale=1, nu=2.5)
     """
     zf, manifest = _open(path)
     with zf:

@@ -203,19 +203,6 @@ def test_bad_input(data):
         GaussianProcessRegressor(RBF(1.0), optimizer="bfgs").fit(X, y)
 
 
-def test_std_from_explicit_factor_inverse_equals_triangular_solve(data):
-    # many test points: var = k - ||L^-1 k_*||^2 by a product with L^-1 (trmm); few test
-    # points: by a triangular solve. Both are the same formula.
-    X, y, Xt = data
-    gp = GaussianProcessRegressor(Constant(1.5) * RBF([0.7, 1.3]) + White(0.01),
-                                  optimizer=None).fit(X, y)
-    assert gp._factor_inverse(len(Xt)) is not None and gp._factor_inverse(1) is None
-    m_all, s_all = gp.predict(Xt, return_std=True)
-    pieces = [gp.predict(Xt[i:i + 1], return_std=True) for i in range(5)]
-    np.testing.assert_allclose(np.concatenate([p[0] for p in pieces]), m_all[:5], rtol=1e-12)
-    np.testing.assert_allclose(np.concatenate([p[1] for p in pieces]), s_all[:5], rtol=1e-9)
-
-
 @pytest.mark.parametrize("kernel", [Constant(2.0) * RBF(np.array([1.0, 1.5])) + White(0.1),
                                     Matern(1.0, nu=1.5) + White(0.1)])
 def test_optimizer_never_builds_the_gradient_tensor(data, kernel, monkeypatch):

@@ -119,3 +119,29 @@ def test_spectral_sample_reproduces_the_kernel(kernel):
     b = np.random.default_rng(1).uniform(0, 2 * np.pi, W.shape[1])
     Z = np.sqrt(2 * v / W.shape[1]) * np.cos(X @ W + b)
     np.testing.assert_allclose(Z @ Z.T + white * np.eye(6), kernel(X), atol=0.02)
+
+
+def test_pathwise_and_condition_on_with_a_sklearn_kernel():
+    # kernel_ stays the user's scikit-learn kernel after fit: pathwise sampling draws from
+    # its kernelkit twin's spectral measure and condition_on extends with the same values
+    import warnings
+
+    from sklearn.gaussian_process.kernels import RBF as SkRBF
+    from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel
+
+    from kernelkit import GaussianProcessRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 2))
+    y = np.sin(X).sum(1)
+    kernel = ConstantKernel(1.0) * SkRBF([1.0, 1.0]) + WhiteKernel(0.1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gp = GaussianProcessRegressor(kernel, random_state=0).fit(X[:60], y[:60])
+    draws = gp.sample_y(X[:5], 4000, random_state=0, method="pathwise")
+    mean, std = gp.predict(X[:5], return_std=True)
+    assert np.abs(draws.mean(-1) - mean).max() < 5 * std.max() / np.sqrt(4000)
+    np.testing.assert_allclose(draws.std(-1), std, rtol=0.06)
+    both = gp.condition_on(X[60:], y[60:])
+    ref = GaussianProcessRegressor(gp.kernel_, optimizer=None).fit(X, y)
+    np.testing.assert_allclose(both.predict(X), ref.predict(X), rtol=1e-10, atol=1e-10)

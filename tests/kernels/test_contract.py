@@ -33,6 +33,7 @@ NEEDS_ARGUMENTS = {
     "Sum": lambda: kernels.Sum(kernels.RBF(0.7), kernels.White(0.1)),
     "Product": lambda: kernels.Product(kernels.Constant(2.0), kernels.Matern(1.3, nu=2.5)),
     "Scale": lambda: kernels.Scale(kernels.RationalQuadratic(0.8, alpha=2.0), 1.5),
+    "Exponentiation": lambda: kernels.Exponentiation(kernels.RBF(0.9) + kernels.Constant(0.4), 2.0),
     "FeatureMap": lambda: kernels.FeatureMap(_features),
     "SklearnKernel": lambda: kernels.SklearnKernel(SkRBF(0.9)),
     "JointKernel": None,  # on (X, y) pairs: its own tests (test_kernels.py, structured/)

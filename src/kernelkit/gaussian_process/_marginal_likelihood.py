@@ -78,8 +78,10 @@ def log_marginal_likelihood(kernel, X, Y, alpha, eval_gradient: bool = False):
     (1,)
     """
     n, t = Y.shape
-    K = kernel(X)
-    # factorized in place: the gradient recomputes the matrices it needs from X
+    # factorized in place; with the gradient, the factors of products are kept in `parts`
+    # (each factor's matrix computed once per evaluation) and the rest recomputed from X
+    parts = {} if eval_gradient else None
+    K = kernel.matrix_parts(X, parts) if eval_gradient else kernel(X)
     L, _ = factorize(K, alpha, jitter=False)
     if L is None:
         return (-np.inf, np.zeros(kernel.n_dims)) if eval_gradient else -np.inf
@@ -96,4 +98,4 @@ def log_marginal_likelihood(kernel, X, Y, alpha, eval_gradient: bool = False):
     for k in range(t):
         Wf = dger(1.0, a[:, k], a[:, k], a=Wf, overwrite_a=1)
     # 1/2 sum_ij W_ij (dK/dtheta_j)_ij for every j, without forming dK where the kernel knows how
-    return lml, 0.5 * kernel.gradient_dot(X, Wf)
+    return lml, 0.5 * kernel.gradient_dot(X, Wf, parts=parts)

@@ -15,8 +15,6 @@ import numba
 import numpy as np
 import scipy.optimize
 from scipy.linalg import solve_triangular
-from scipy.linalg.blas import dtrmm as _trmm
-from scipy.linalg.lapack import dtrtri
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
 from sklearn.utils import check_random_state
 
@@ -24,9 +22,8 @@ from .._blas import gram
 from .._progress import progress_bar
 from .._threads import limit_blas
 from .._validation import check_is_fitted, resolve_estimator_kernel, validate_data
-from ..exceptions import ConvergenceWarning
-from ..kernels import RBF, Constant, Kernel
-from ..linalg import block_rows, cho_solve, fits_in_memory
+from ..kernels import RBF, Constant, Kernel, SklearnKernel, resolve_kernel
+from ..linalg import block_rows, cho_solve
 from ._marginal_likelihood import factorize, log_marginal_likelihood
 from ._online import (
     check_new_targets,
@@ -34,6 +31,7 @@ from ._online import (
     gp_log_marginal_likelihood_value,
     scalar_noise,
 )
+from ._optimizer_warnings import warn_close_to_bounds, warn_lbfgs_stop
 from ._sampling import pathwise_samples, sample_from_covariance
 
 __all__ = ["GaussianProcessRegressor"]
@@ -83,6 +81,29 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
     jitter_ : float
         Diagonal jitter that the final factorization needed (0.0 normally).
     n_features_in_ : int
+
+    Differences from scikit-learn
+    -----------------------------
+    - ``kernel`` may also be a kernelkit kernel or a kernel name. A scikit-learn kernel
+      built from scikit-learn's own classes (ConstantKernel, RBF, Matern with nu in
+      {0.5, 1.5, 2.5, inf}, RationalQuadratic, ExpSineSquared, WhiteKernel, DotProduct, Sum,
+      Product, Exponentiation) is computed by its exact kernelkit twin (same values, bounds
+      and fixed markers) and ``kernel_`` is again that scikit-learn kernel; any other
+      scikit-learn kernel (a subclass, the general-nu Matern) runs through scikit-learn's
+      own code.
+    - A covariance ``K + alpha I`` that is not numerically positive definite gets the
+      adaptive diagonal jitter of ``kernelkit.linalg`` with a ``JitterWarning`` naming it
+      (``jitter_``), where scikit-learn raises ``LinAlgError`` ("The kernel, ..., is not
+      returning a positive definite matrix"); past 1e-4 of the mean diagonal a
+      ``NumericalError`` says what to change.
+    - The ``ConvergenceWarning`` for an optimum at a bound (scikit-learn's wording) is
+      given within a relative 1e-2 of the log bound; scikit-learn's ``np.isclose`` uses
+      1e-5, which misses optima a hair inside a bound. An L-BFGS-B stop is reported with
+      its reason in words.
+    - ``verbose`` shows a progress bar over the optimizer starts (no such parameter there).
+    - ``predict(return_cov=True)`` writes its diagonal with the operations of
+      ``return_std=True``, so ``std == sqrt(diag(cov))`` to rounding even where the
+      posterior variance cancels badly.
 
     Examples
     --------
@@ -148,8 +169,8 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
                 a = float(a[0])
             elif a.size != n:
                 raise ValueError(
-                    f"alpha must be a scalar or an array with one entry per sample; got "
-                    f"{a.size} entries for {n} samples."
+                    "alpha must be a scalar or an array with same number of entries as y. "
+                    f"({a.size} != {n})"
                 )
         if isinstance(a, bool) or not (isinstance(a, numbers.Real) or np.iterable(a)):
             raise ValueError(f"alpha must be a float or an array; got {self.alpha!r}.")
@@ -170,15 +191,17 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64)
+        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True,
+                             **self._input_spec())
         y = np.asarray(y, dtype=np.float64)
         n_targets_seen = y.shape[1] if y.ndim > 1 else 1
         if self.n_targets is not None and n_targets_seen != self.n_targets:
             raise ValueError(
-                f"y has {n_targets_seen} targets but n_targets={self.n_targets}; make them agree."
+                "The number of targets seen in `y` is different from the parameter "
+                f"`n_targets`. Got {n_targets_seen} != {self.n_targets}."
             )
         alpha = self._check_alpha(X.shape[0])
-        self.kernel_ = self._prior_kernel(X.shape[1], fixed=False)
+        self.kernel_ = self._prior_kernel(_n_features(X), fixed=False)
         rng = check_random_state(self.random_state)
         if self.normalize_y:
             # y <- (y - mean) / std (std 0 -> 1), undone at predict
@@ -194,7 +217,8 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.y_train_ = np.copy(y) if self.copy_X_train else y
         Y = self.y_train_.reshape(len(X), -1)
 
-        if self.optimizer is not None and self.kernel_.n_dims > 0:
+        optimized = self.optimizer is not None and self.kernel_.n_dims > 0
+        if optimized:
             self.kernel_.theta = self._optimize(X, Y, alpha, rng)
 
         # Alg. 2.1: L = chol(K + alpha I), a = L^T \ (L \ y)  (jitter with a warning if needed)
@@ -203,11 +227,27 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.alpha_ = cho_solve(self.L_, self.y_train_)
         # log p(y) = -1/2 y^T a - sum log L_ii - n/2 log 2 pi (summed over targets)
         n, t = Y.shape
-        self.log_marginal_likelihood_value_ = float(
+        self.log_marginal_likelihood_value_ = np.float64(
             -0.5 * np.sum(Y * self.alpha_.reshape(n, -1))
             - t * np.sum(np.log(np.diagonal(self.L_))) - 0.5 * n * t * np.log(2 * np.pi)
         )
+        if isinstance(self.kernel_, SklearnKernel):
+            # the user's scikit-learn kernel, with the learned values (computed by its twin)
+            self.kernel_ = self.kernel_.kernel
+        if optimized:
+            warn_close_to_bounds(self.kernel_)
         return self
+
+    def _input_spec(self) -> dict:
+        """validate_data's arguments: floats for vector kernels, anything for the others
+        (strings, sequences), as scikit-learn."""
+        if getattr(self.kernel, "requires_vector_input", True):
+            return {"dtype": np.float64, "ensure_2d": True}
+        return {"dtype": None, "ensure_2d": False}
+
+    def _fitted_kernel(self) -> Kernel:
+        """``kernel_`` as a kernelkit kernel (a scikit-learn kernel_ through its twin)."""
+        return resolve_kernel(self.kernel_)
 
     def _optimize(self, X, Y, alpha, rng) -> np.ndarray:
         kernel = clone(self.kernel_)
@@ -224,7 +264,9 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         if self.n_restarts_optimizer > 0:
             if not np.isfinite(bounds).all():
                 raise ValueError(
-                    "n_restarts_optimizer > 0 needs finite bounds on every hyperparameter."
+                    "Multiple optimizer restarts (n_restarts_optimizer>0) requires that all "
+                    "bounds are finite; give every hyperparameter finite bounds or set "
+                    "n_restarts_optimizer=0."
                 )
             # restarts log-uniform within the bounds (theta is the log of the values)
             starts += [rng.uniform(bounds[:, 0], bounds[:, 1])
@@ -252,11 +294,7 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
                 obj_func, initial_theta, method="L-BFGS-B", jac=True, bounds=bounds
             )
             if not res.success:
-                warnings.warn(
-                    f"L-BFGS-B on the log marginal likelihood did not converge ({res.message}); "
-                    "increase the bounds or n_restarts_optimizer.",
-                    ConvergenceWarning, stacklevel=3,
-                )
+                warn_lbfgs_stop(res)
             return res.x, float(res.fun)
         if callable(self.optimizer):
             theta, fmin = self.optimizer(obj_func, initial_theta, bounds=bounds)
@@ -286,10 +324,10 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         """
         if return_std and return_cov:
             raise RuntimeError("At most one of return_std or return_cov can be requested.")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(self, X, reset=False, **self._input_spec())
         if not hasattr(self, "X_train_"):
             return self._predict_prior(X, return_std, return_cov)
-        kernel = self.kernel_
+        kernel = self._fitted_kernel()
         n_train = self.X_train_.shape[0]
         m = X.shape[0]
         A = self.alpha_.reshape(n_train, -1)
@@ -297,14 +335,15 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
             Ks = kernel(X, self.X_train_)
             mean = Ks @ A
             V = solve_triangular(self.L_, Ks.T, lower=True, check_finite=False)
-            cov = kernel(X)  # K(X_*, X_*) - V^T V
+            cov = kernel(X)  # R&W eq. 2.24: K(X_*, X_*) - V^T V
             cov -= V.T @ V
+            # its diagonal by the very operations of the return_std path, so that
+            # std == sqrt(diag(cov)) holds to rounding even where both cancel badly
+            cov[np.diag_indices_from(cov)] = (np.asarray(kernel.diag(X), dtype=np.float64)
+                                              - np.einsum("ij,ij->j", V, V))
             return self._unnormalize(mean), self._scale_cov(cov)
         mean = np.empty((m, A.shape[1]))
         var = kernel.diag(X).astype(np.float64) if return_std else None
-        # with the explicit L^-1 (n^3/3 flops, once per call; only when it fits in working
-        # memory) each block is a triangular *product* (trmm), faster than the solve
-        L_inv = self._factor_inverse(m) if return_std else None
         # test rows in blocks within working memory (one BLAS-3 call per block)
         step = block_rows(n_train, 8 * (2 if return_std else 1))
         for start in range(0, m, step):
@@ -312,13 +351,11 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
             Ks = kernel(X[sl], self.X_train_)  # (rows, n_train)
             mean[sl] = gram(Ks, A.T)  # posterior mean K_* a
             if return_std:
-                # var = k(x, x) - ||L^-1 k_*||^2, L^-1 k_* written over k_* (Ks^T is
+                # R&W eq. 2.26: var = k(x, x) - ||L^-1 k_*||^2, by a triangular solve (the
+                # same V = L^-1 K_*^T as the covariance) written over k_* (Ks^T is
                 # Fortran-ordered, as BLAS wants it)
-                if L_inv is None:
-                    V = solve_triangular(self.L_, Ks.T, lower=True, overwrite_b=True,
-                                         check_finite=False)
-                else:
-                    V = _trmm(1.0, L_inv, Ks.T, lower=1, overwrite_b=1)
+                V = solve_triangular(self.L_, Ks.T, lower=True, overwrite_b=True,
+                                     check_finite=False)
                 var[sl] -= np.einsum("ij,ij->j", V, V)
         mean = self._unnormalize(mean)
         if not return_std:
@@ -326,16 +363,6 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         var = self._clip_variance(var, kernel.diag(X))
         std = np.sqrt(np.outer(var, np.atleast_1d(self._y_train_std) ** 2))
         return mean, (std[:, 0] if std.shape[1] == 1 and mean.ndim == 1 else std)
-
-    def _factor_inverse(self, m: int):
-        """``L^-1`` (LAPACK trtri) when it is worth it and fits in working memory, else None."""
-        n = self.L_.shape[0]
-        if m < n // 4 or not fits_in_memory(n * n * 8) or self.L_.dtype != np.float64:
-            return None
-        L_inv, info = dtrtri(self.L_, lower=1)
-        if info != 0:  # pragma: no cover - L_ has a positive diagonal
-            return None
-        return L_inv
 
     @staticmethod
     def _clip_variance(var, prior_var):
@@ -364,7 +391,7 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         return out[:, :, 0] if out.shape[2] == 1 else out
 
     def _predict_prior(self, X, return_std, return_cov):
-        kernel = self._prior_kernel(X.shape[1], fixed=True)
+        kernel = self._prior_kernel(_n_features(X), fixed=True)
         t = self.n_targets if self.n_targets is not None else 1
         mean = np.zeros((X.shape[0], t)).squeeze()
         if return_cov:
@@ -425,7 +452,7 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
             noise = self._check_alpha(len(self.X_train_)) + self.jitter_
             train = (self.X_train_, self.L_, noise, self.alpha_, self._y_train_mean,
                      self._y_train_std)
-            out = pathwise_samples(self.kernel_, X, n_samples, rng,
+            out = pathwise_samples(self._fitted_kernel(), X, n_samples, rng,
                                    n_components=n_components, n_targets=t, train=train)
         return out[:, 0, :] if t == 1 else out
 
@@ -450,13 +477,17 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         check_is_fitted(self, "X_train_")
         if theta is None:
             if eval_gradient:
-                raise ValueError("The gradient can only be evaluated for a given theta.")
+                raise ValueError("Gradient can only be evaluated for theta!=None")
             return self.log_marginal_likelihood_value_
-        kernel = clone(self.kernel_) if clone_kernel else self.kernel_
+        kernel = resolve_kernel(clone(self.kernel_) if clone_kernel else self.kernel_)
         kernel.theta = theta
         Y = self.y_train_.reshape(len(self.X_train_), -1)
-        return log_marginal_likelihood(kernel, self.X_train_, Y,
-                                       self._check_alpha(len(self.X_train_)), eval_gradient)
+        out = log_marginal_likelihood(kernel, self.X_train_, Y,
+                                      self._check_alpha(len(self.X_train_)), eval_gradient)
+        # NumPy float64 scalars, as scikit-learn (a Python float would let NumPy 2 promote
+        # lml - np.float32(eps) to float32)
+        return (np.float64(out[0]), out[1]) if eval_gradient else np.float64(out)
+
 
     # ------------------------------------------------------------- online
     def partial_fit(self, X, y) -> GaussianProcessRegressor:
@@ -482,7 +513,7 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         X = validate_data(self, X, reset=False, dtype=np.float64)
         y = check_new_targets(y, X.shape[0], self.y_train_)
         noise = scalar_noise(self.alpha, "partial_fit")
-        self.L_, extra = extend_gp_posterior(self.kernel_, self.X_train_, self.L_,
+        self.L_, extra = extend_gp_posterior(self._fitted_kernel(), self.X_train_, self.L_,
                                              self.jitter_, noise, X)
         self.jitter_ += extra
         self.X_train_ = np.vstack([self.X_train_, X])
@@ -514,3 +545,7 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         check_is_fitted(self, "L_")
         # a shallow copy: partial_fit replaces the fitted arrays, it never writes into them
         return copy.copy(self).partial_fit(X, y)
+
+def _n_features(X):
+    """Feature count of a 2-D X; None for the 1-D inputs of non-vector kernels."""
+    return X.shape[1] if getattr(X, "ndim", 1) == 2 else None

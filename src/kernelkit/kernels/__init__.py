@@ -7,7 +7,8 @@ Compose with ``+``, ``*`` and scalar ``*``; turn any user spelling into a kernel
 
 from ._resolve import resolve_kernel
 from .base import Hyperparameter, Kernel, Product, Scale, Sum
-from .dot_product import Linear, Polynomial
+from .dot_product import DotProduct, Linear, Polynomial
+from .exponentiation import Exponentiation
 from .joint import JointKernel
 from .special import Constant, FeatureMap, Pairwise, Precomputed, SklearnKernel, White
 from .stationary import RBF, ExpSineSquared, Laplacian, Matern, RationalQuadratic
@@ -20,6 +21,8 @@ __all__ = [
     "Scale",
     "Linear",
     "Polynomial",
+    "DotProduct",
+    "Exponentiation",
     "RBF",
     "Laplacian",
     "Matern",

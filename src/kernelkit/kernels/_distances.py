@@ -20,6 +20,9 @@ __all__ = [
     "manhattan",
     "gram",
     "rbf_weighted_sums",
+    "rq_weighted_sums",
+    "exp_sine_weighted_sums",
+    "centre_pair",
 ]
 
 
@@ -58,9 +61,26 @@ def _sqdist_from_gram(G, xn, yn, symmetric):  # pragma: no cover - numba
             G[i, i] = 0.0
 
 
+def centre_pair(X: np.ndarray, Y: np.ndarray | None = None):
+    """``X`` and ``Y`` both minus the mean of their rows: the differences, hence every
+    distance, are unchanged, while the cancellation in ||x||^2 + ||y||^2 - 2 x.y shrinks
+    for data far from the origin (calendar years, say)."""
+    if X.dtype != np.float64 or (Y is not None and Y.dtype != np.float64):
+        return X, Y  # float32 stays as given: shifted float32 coordinates would be rounded
+    # the mean of all rows of X and Y: the same point for (X, Y) and (Y, X), so that
+    # K(X, Y) = K(Y, X)^T holds to the last bit as without centring
+    total = X.sum(axis=0, dtype=np.float64)
+    if Y is not None:
+        total = total + Y.sum(axis=0, dtype=np.float64)
+    mu = (total / (len(X) + (0 if Y is None else len(Y)))).astype(X.dtype)
+    return X - mu, (None if Y is None else Y - mu)
+
+
 def sq_euclidean(X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
     """Squared Euclidean distance matrix, clipped at 0, zero diagonal when ``Y is None``."""
     symmetric = Y is None
+    if X.size:
+        X, Y = centre_pair(X, Y)
     Y = X if Y is None else Y
     G = gram(X, Y)
     _sqdist_from_gram(G, row_norms_sq(X), row_norms_sq(Y), symmetric)
@@ -181,3 +201,167 @@ def rbf_weighted_sums(Xs: np.ndarray, W: np.ndarray) -> tuple[float, np.ndarray]
     _rbf_weighted_rows(Xs, Wc, R)
     sums = R.sum(axis=0)
     return float(sums[0]), sums[1:]
+
+
+# --- rational quadratic and periodic kernels: in-place maps and fused gradient sums -----
+
+
+@njit(parallel=True, cache=True)
+def rq_from_sqdist(D, alpha):  # pragma: no cover - numba
+    """In place: D_ij <- (1 + D_ij / (2 alpha))^(-alpha) on scaled squared distances."""
+    n, m = D.shape
+    for i in prange(n):
+        for j in range(m):
+            D[i, j] = np.exp(-alpha * np.log1p(D[i, j] / (2.0 * alpha)))
+
+
+@njit(parallel=True, cache=True)
+def exp_sine_from_sqdist(D, freq, gamma):  # pragma: no cover - numba
+    """In place: D_ij <- exp(-gamma sin^2(freq sqrt(D_ij))) on squared distances."""
+    n, m = D.shape
+    for i in prange(n):
+        for j in range(m):
+            s = np.sin(freq * np.sqrt(D[i, j]))
+            D[i, j] = np.exp(-gamma * s * s)
+
+
+@njit(cache=True)
+def _pair_sqdist(X, i, j):  # pragma: no cover - numba
+    sq = 0.0
+    for f in range(X.shape[1]):
+        t = X[i, f] - X[j, f]
+        sq += t * t
+    return sq
+
+
+@njit(cache=True)
+def _rq_weighted_row(Xs, W, alpha, R, i):  # pragma: no cover - numba
+    v = W[i, i]  # k_ii = 1, both derivatives 0 on the diagonal
+    gl = 0.0
+    ga = 0.0
+    for j in range(i):
+        u = _pair_sqdist(Xs, i, j) / (2.0 * alpha)  # u = d^2 / (2 alpha l^2)
+        lg = np.log1p(u)
+        k = np.exp(-alpha * lg)
+        w = 2.0 * W[i, j] * k  # the (i, j) and (j, i) terms
+        v += w
+        gl += w * 2.0 * alpha * u / (1.0 + u)  # dk/dlog l / k = 2 alpha u / (1 + u)
+        ga += w * alpha * (u / (1.0 + u) - lg)  # dk/dlog alpha / k
+    R[i, 0] = v
+    R[i, 1] = gl
+    R[i, 2] = ga
+
+
+@njit(parallel=True, cache=True)
+def _rq_weighted_rows(Xs, W, alpha, R):  # pragma: no cover - numba
+    n = Xs.shape[0]
+    for p in prange((n + 1) // 2):  # rows p and n-1-p together balance the triangle
+        _rq_weighted_row(Xs, W, alpha, R, p)
+        if n - 1 - p != p:
+            _rq_weighted_row(Xs, W, alpha, R, n - 1 - p)
+
+
+@njit(cache=True)
+def _exp_sine_weighted_row(X, W, freq, gamma, R, i):  # pragma: no cover - numba
+    v = W[i, i]
+    gl = 0.0
+    gp = 0.0
+    for j in range(i):
+        a = freq * np.sqrt(_pair_sqdist(X, i, j))  # a = pi d / p
+        s = np.sin(a)
+        w = 2.0 * W[i, j] * np.exp(-gamma * s * s)
+        v += w
+        gl += w * 2.0 * gamma * s * s  # dk/dlog l / k = 4 sin^2(a) / l^2
+        gp += w * 2.0 * gamma * a * s * np.cos(a)  # dk/dlog p / k = 4 a sin cos / l^2
+    R[i, 0] = v
+    R[i, 1] = gl
+    R[i, 2] = gp
+
+
+@njit(parallel=True, cache=True)
+def _exp_sine_weighted_rows(X, W, freq, gamma, R):  # pragma: no cover - numba
+    n = X.shape[0]
+    for p in prange((n + 1) // 2):
+        _exp_sine_weighted_row(X, W, freq, gamma, R, p)
+        if n - 1 - p != p:
+            _exp_sine_weighted_row(X, W, freq, gamma, R, n - 1 - p)
+
+
+def _weighted_sums(rows, X, W, *params) -> np.ndarray:
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    Wc = W if W.flags.c_contiguous else W.T  # symmetric: the transpose is the same matrix
+    Wc = np.ascontiguousarray(Wc, dtype=np.float64)
+    R = np.zeros((X.shape[0], 3))
+    rows(X, Wc, *params, R)
+    return R.sum(axis=0)
+
+
+def rq_weighted_sums(Xs: np.ndarray, W: np.ndarray, alpha: float) -> np.ndarray:
+    """``[sum W K, sum W dK/dlog l, sum W dK/dlog alpha]`` of the rational quadratic kernel
+    on already scaled rows ``Xs`` (``x / l``) and a symmetric ``W``: one pass over one
+    triangle, no n x n temporary."""
+    return _weighted_sums(_rq_weighted_rows, Xs, W, float(alpha))
+
+
+def exp_sine_weighted_sums(X: np.ndarray, W: np.ndarray, length_scale: float,
+                           periodicity: float) -> np.ndarray:
+    """``[sum W K, sum W dK/dlog l, sum W dK/dlog p]`` of ExpSineSquared, one fused pass."""
+    return _weighted_sums(_exp_sine_weighted_rows, X, W, np.pi / float(periodicity),
+                          2.0 / float(length_scale) ** 2)
+
+
+@njit(parallel=True, cache=True)
+def _exp_sine_and_derivatives(D, freq, gamma, G1, G2):  # pragma: no cover - numba
+    # lower triangle, mirrored: K in D, dK/dlog l in G1, dK/dlog p in G2 (D: squared
+    # distances of one set to itself)
+    n = D.shape[0]
+    for i in prange(n):
+        for j in range(i + 1):
+            a = freq * np.sqrt(D[i, j])
+            s = np.sin(a)
+            k = np.exp(-gamma * s * s)
+            g1 = 2.0 * gamma * s * s * k
+            g2 = 2.0 * gamma * a * s * np.cos(a) * k
+            D[i, j] = k
+            D[j, i] = k
+            G1[i, j] = g1
+            G1[j, i] = g1
+            G2[i, j] = g2
+            G2[j, i] = g2
+
+
+@njit(parallel=True, cache=True)
+def _rq_and_derivatives(D, alpha, G1, G2):  # pragma: no cover - numba
+    # lower triangle, mirrored: K in D, dK/dlog l in G1, dK/dlog alpha in G2 (D: scaled
+    # squared distances of one set to itself)
+    n = D.shape[0]
+    for i in prange(n):
+        for j in range(i + 1):
+            u = D[i, j] / (2.0 * alpha)
+            lg = np.log1p(u)
+            k = np.exp(-alpha * lg)
+            g1 = 2.0 * alpha * u / (1.0 + u) * k
+            g2 = alpha * (u / (1.0 + u) - lg) * k
+            D[i, j] = k
+            D[j, i] = k
+            G1[i, j] = g1
+            G1[j, i] = g1
+            G2[i, j] = g2
+            G2[j, i] = g2
+
+
+def exp_sine_and_derivatives(D: np.ndarray, length_scale: float, periodicity: float):
+    """ExpSineSquared's K (written over the squared distances ``D`` of one set) and its two
+    derivative matrices (log l, log p), from one pass of sines over one triangle."""
+    G1, G2 = np.empty_like(D), np.empty_like(D)
+    _exp_sine_and_derivatives(D, np.pi / float(periodicity), 2.0 / float(length_scale) ** 2,
+                              G1, G2)
+    return D, G1, G2
+
+
+def rq_and_derivatives(D: np.ndarray, alpha: float):
+    """RationalQuadratic's K (over the scaled squared distances ``D`` of one set) and its
+    derivative matrices (log l, log alpha), one pass of logarithms over one triangle."""
+    G1, G2 = np.empty_like(D), np.empty_like(D)
+    _rq_and_derivatives(D, float(alpha), G1, G2)
+    return D, G1, G2

@@ -47,7 +47,7 @@ def resolve_kernel(
     --------
     >>> from kernelkit.kernels import resolve_kernel
     >>> resolve_kernel("rbf", gamma=0.5)
-    RBF()
+    RBF(length_scale=1)
     """
     if isinstance(kernel, Kernel):
         return kernel

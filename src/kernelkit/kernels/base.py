@@ -17,7 +17,9 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import clone
+
+from ._params import Parametrized
 
 __all__ = ["Hyperparameter", "Kernel", "Sum", "Product", "Scale", "Constant"]
 
@@ -61,7 +63,7 @@ def _as_float_array(X):
     return X
 
 
-class Kernel(BaseEstimator):
+class Kernel(Parametrized):
     """Base class of kernelkit kernels.
 
     Subclasses implement ``_compute(X, Y)``, ``diag(X)`` and ``_gradient(X, K, name)``
@@ -279,7 +281,27 @@ class Kernel(BaseEstimator):
     def _gradient(self, X, K, name):  # pragma: no cover - abstract
         raise NotImplementedError(f"{type(self).__name__} has no gradient for {name!r}.")
 
-    def gradient_dot(self, X, W: np.ndarray, K: np.ndarray | None = None) -> np.ndarray:
+    def matrix_parts(self, X, parts: dict) -> np.ndarray:
+        """``K(X, X)``, recording in ``parts`` what :meth:`gradient_dot` will reuse.
+
+        A product records the matrices of its two factors (keyed by its ``id``), so that
+        the likelihood gradient at the same hyperparameters computes no factor twice;
+        RationalQuadratic and ExpSineSquared record their derivative matrices; other
+        kernels record nothing. The returned matrix is the caller's to overwrite.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kernelkit.kernels import RBF, ExpSineSquared
+        >>> X = np.linspace(0, 3, 6)[:, None]; k = RBF(2.0) * ExpSineSquared(1.0, 1.0)
+        >>> parts = {}
+        >>> bool(np.allclose(k.matrix_parts(X, parts), k(X))), len(parts)  # product, periodic
+        (True, 2)
+        """
+        return self._compute(self._check_input(X), None)
+
+    def gradient_dot(self, X, W: np.ndarray, K: np.ndarray | None = None,
+                     parts: dict | None = None) -> np.ndarray:
         """``g_j = sum_ik W_ik (dK/dtheta_j)_ik`` for every hyperparameter ``j``.
 
         The contraction behind the GP likelihood gradient, ``1/2 tr(W dK/dtheta_j)`` with
@@ -293,6 +315,9 @@ class Kernel(BaseEstimator):
         W : ndarray of shape (n, n), symmetric
         K : ndarray of shape (n, n), optional
             This kernel's matrix of ``X``, if already computed.
+        parts : dict, optional
+            Filled by :meth:`matrix_parts` at the same hyperparameters: factor matrices
+            to reuse instead of recomputing them.
 
         Returns
         -------
@@ -313,12 +338,12 @@ class Kernel(BaseEstimator):
             g[j] = _frobenius(W, dK)
         return g
 
-    def _value_and_gradient_dot(self, X, W, K=None) -> tuple[float, np.ndarray]:
+    def _value_and_gradient_dot(self, X, W, K=None, parts=None) -> tuple[float, np.ndarray]:
         """``(sum_ik W_ik K_ik, gradient_dot(X, W, K))``: what a Constant or a scale
         multiplying this kernel needs for its own gradient."""
         if K is None:
             K = self._compute(self._check_input(X), None)
-        return _frobenius(W, K), self.gradient_dot(X, W, K)
+        return _frobenius(W, K), self.gradient_dot(X, W, K, parts=parts)
 
     # ------------------------------------------- rectangular and diagonal contractions
     def cross_gradient_dot(self, X, Y, W: np.ndarray, K: np.ndarray | None = None
@@ -435,6 +460,11 @@ class Kernel(BaseEstimator):
             return Scale(self, float(other))
         return Product(_as_kernel(other, "*"), self)
 
+    def __pow__(self, exponent):
+        from .exponentiation import Exponentiation
+
+        return Exponentiation(self, exponent)
+
     def __eq__(self, other):
         if type(self) is not type(other):
             return False
@@ -447,6 +477,28 @@ class Kernel(BaseEstimator):
         )
 
     __hash__ = object.__hash__
+
+    def __repr__(self):
+        # as scikit-learn's kernels print: Name(hyperparameter=value:.3g, ...)
+        params = self.get_params(deep=False)
+        names = sorted(self._hyperparameters) + sorted(
+            k for k in params
+            if k not in self._hyperparameters and not k.endswith("_bounds")
+            and not isinstance(params[k], Kernel))
+        return f"{type(self).__name__}({', '.join(_fmt_param(k, params[k]) for k in names)})"
+
+
+def _fmt_param(name, value) -> str:
+    """``name=value`` with numbers as ``.3g`` and arrays as ``[a, b]`` (scikit-learn's style)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return f"{name}={value:.3g}"
+    arr = np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else None
+    if arr is not None and arr.dtype.kind in "fiu":
+        flat = arr.ravel()
+        if flat.size == 1 and np.ndim(value) == 0:
+            return f"{name}={flat[0]:.3g}"
+        return f"{name}=[{', '.join(f'{v:.3g}' for v in flat)}]"
+    return f"{name}={value!r}"
 
 
 def _float_dtype(X):
@@ -508,17 +560,27 @@ class _Binary(Kernel):
 class Sum(_Binary):
     """``k1 + k2``: the sum of two PSD kernels is PSD (RKHS of the sum of feature maps)."""
 
+    def __repr__(self):
+        return f"{self.k1!r} + {self.k2!r}"
+
     def _compute(self, X, Y):
+        return self._add(X, Y, None)
+
+    def _add(self, X, Y, parts):
         # white noise is zero between different sets and diag(X) on one set: no n x n
         # matrix of its own either way
         for white, other in ((self.k2, self.k1), (self.k1, self.k2)):
             if white.adds_to_diagonal:
-                K = other._compute(X, Y)
+                K = other._compute(X, Y) if parts is None else other.matrix_parts(X, parts)
                 if Y is None:
                     K[np.diag_indices_from(K)] += white.diag(X)
                 return K
-        K = self.k1._compute(X, Y)
-        K += self.k2._compute(X, Y)
+        if parts is None:
+            K = self.k1._compute(X, Y)
+            K += self.k2._compute(X, Y)
+        else:
+            K = self.k1.matrix_parts(X, parts)
+            K += self.k2.matrix_parts(X, parts)
         return K
 
     def spectral_sample(self, n_features, size, random_state=None):
@@ -532,6 +594,8 @@ class Sum(_Binary):
         W1, v1, e1 = self.k1.spectral_sample(n_features, n1, rng)
         W2, v2, e2 = self.k2.spectral_sample(n_features, size - n1, rng)
         return np.hstack([W1, W2]), v1 + v2, e1 + e2
+    def matrix_parts(self, X, parts):
+        return self._add(self._check_input(X), None, parts)
 
     def diag(self, X):
         return self.k1.diag(X) + self.k2.diag(X)
@@ -541,9 +605,10 @@ class Sum(_Binary):
         yield from self.k1.gradient(X)
         yield from self.k2.gradient(X)
 
-    def gradient_dot(self, X, W, K=None):
+    def gradient_dot(self, X, W, K=None, parts=None):
         # sum W * d(K1 + K2)/dtheta = [sum W * dK1/dtheta1, sum W * dK2/dtheta2]
-        return np.concatenate([self.k1.gradient_dot(X, W), self.k2.gradient_dot(X, W)])
+        return np.concatenate([self.k1.gradient_dot(X, W, parts=parts),
+                               self.k2.gradient_dot(X, W, parts=parts)])
 
     def cross_gradient_dot(self, X, Y, W, K=None):
         # sum W * d(K1 + K2)(X, Y)/dtheta = [k1's contraction, k2's contraction]
@@ -560,6 +625,9 @@ class Sum(_Binary):
 
 class Product(_Binary):
     """``k1 * k2``: the (Schur) product of two PSD kernels is PSD."""
+
+    def __repr__(self):
+        return f"{self.k1!r} * {self.k2!r}"
 
     def _compute(self, X, Y):
         pair = _constant_factor(self.k1, self.k2)
@@ -584,6 +652,19 @@ class Product(_Binary):
     def diag(self, X):
         return self.k1.diag(X) * self.k2.diag(X)
 
+    def matrix_parts(self, X, parts):
+        X = self._check_input(X)
+        pair = _constant_factor(self.k1, self.k2)
+        if pair is not None:  # c * K2: the gradient needs no factor matrix
+            K = pair[1].matrix_parts(X, parts)
+            K *= pair[0].value
+            return K
+        # each factor once per evaluation; gradient_dot reuses both
+        K1 = self.k1.matrix_parts(X, parts)
+        K2 = self.k2.matrix_parts(X, parts)
+        parts[id(self)] = (K1, K2)
+        return K1 * K2
+
     def gradient(self, X, K=None):
         # d(K1 K2) = dK1 * K2 + K1 * dK2 (elementwise)
         # each factor's matrix is built once and reused by the factor's own gradient
@@ -597,22 +678,30 @@ class Product(_Binary):
             dK *= K1
             yield dK
 
-    def gradient_dot(self, X, W, K=None):
+    def gradient_dot(self, X, W, K=None, parts=None):
         if not self.n_dims:
             return np.empty(0)
         pair = _constant_factor(self.k1, self.k2)
         if pair is not None:
             const, other = pair
             # d(c Ko)/dlog c = c Ko ;  d(c Ko)/dtheta_o = c dKo/dtheta_o
-            s, go = other._value_and_gradient_dot(X, W)
+            if const.n_dims:
+                s, go = other._value_and_gradient_dot(X, W, parts=parts)
+            else:
+                s, go = 0.0, other.gradient_dot(X, W, parts=parts)
             gc = np.array([const.value * s] if const.n_dims else [])
             go = const.value * go
             return np.concatenate([gc, go] if const is self.k1 else [go, gc])
         # sum W * (dK1 * K2) = sum (W * K2) * dK1, and likewise for k2
-        K1 = self.k1._compute(self.k1._check_input(X), None)
-        K2 = self.k2._compute(self.k2._check_input(X), None)
-        g1 = self.k1.gradient_dot(X, W * K2, K1) if self.k1.n_dims else np.empty(0)
-        g2 = self.k2.gradient_dot(X, W * K1, K2) if self.k2.n_dims else np.empty(0)
+        if parts is not None and id(self) in parts:
+            K1, K2 = parts[id(self)]
+        else:
+            K1 = self.k1._compute(self.k1._check_input(X), None)
+            K2 = self.k2._compute(self.k2._check_input(X), None)
+        g1 = (self.k1.gradient_dot(X, W * K2, K1, parts=parts) if self.k1.n_dims
+              else np.empty(0))
+        g2 = (self.k2.gradient_dot(X, W * K1, K2, parts=parts) if self.k2.n_dims
+              else np.empty(0))
         return np.concatenate([g1, g2])
 
     def _factor_blocks(self, X, Y):
@@ -669,6 +758,9 @@ class Constant(Kernel):
         self.value = value
         self.value_bounds = value_bounds
 
+    def __repr__(self):
+        return f"{np.sqrt(self.value):.3g}**2"  # a variance, printed as a squared scale
+
     def is_stationary(self):
         return True
 
@@ -699,7 +791,7 @@ class Constant(Kernel):
         """All frequencies zero: a constant function of variance ``value``."""
         return np.zeros((n_features, size)), float(self.value), 0.0
 
-    def gradient_dot(self, X, W, K=None):
+    def gradient_dot(self, X, W, K=None, parts=None):
         # dK/dlog c = c 11^T, so sum W * dK = c sum W
         return np.array([self.value * float(np.sum(W))] if self.n_dims else [])
 
@@ -743,6 +835,9 @@ class Scale(Kernel):
         own = Kernel.hyperparameters.fget(self)
         return own + [h._replace(name="kernel__" + h.name) for h in self.kernel.hyperparameters]
 
+    def __repr__(self):
+        return f"{np.sqrt(self.scale):.3g}**2 * {self.kernel!r}"
+
     def _check_input(self, X):
         return self.kernel._check_input(X)
 
@@ -778,7 +873,7 @@ class Scale(Kernel):
             dK *= self.scale
             yield dK
 
-    def gradient_dot(self, X, W, K=None):
+    def gradient_dot(self, X, W, K=None, parts=None):
         if not self.n_dims:
             return np.empty(0)
         X = self._check_input(X)

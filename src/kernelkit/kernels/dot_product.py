@@ -1,4 +1,4 @@
-"""Dot-product kernels: Linear and Polynomial."""
+"""Dot-product kernels: Linear, Polynomial and DotProduct."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 from . import _distances as dist
 from .base import Kernel
 
-__all__ = ["Linear", "Polynomial"]
+__all__ = ["Linear", "Polynomial", "DotProduct"]
 
 
 class Linear(Kernel):
@@ -87,3 +87,47 @@ class Polynomial(Kernel):
         else:
             U *= self.coef0
         yield U
+
+
+class DotProduct(Kernel):
+    """Dot-product kernel with an inhomogeneous offset: k(x, y) = sigma_0^2 + x . y.
+
+    The posterior of a GP with this kernel is that of Bayesian linear regression with a
+    N(0, sigma_0^2) prior on the intercept and N(0, I) on the weights. ``sigma_0`` is a
+    (log-space) hyperparameter, as in scikit-learn's ``DotProduct``.
+
+    Parameters
+    ----------
+    sigma_0 : float, default=1.0
+    sigma_0_bounds : pair of float or "fixed", default=(1e-5, 1e5)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import DotProduct
+    >>> DotProduct(sigma_0=2.0)(np.array([[1.0, 2.0]]), np.array([[3.0, 4.0]]))
+    array([[15.]])
+    """
+
+    _hyperparameters = ("sigma_0",)
+
+    def __init__(self, sigma_0=1.0, sigma_0_bounds=(1e-5, 1e5)):
+        self.sigma_0 = sigma_0
+        self.sigma_0_bounds = sigma_0_bounds
+
+    def _compute(self, X, Y):
+        G = dist.gram(X, Y)
+        G += self.sigma_0**2
+        return G
+
+    def diag(self, X):
+        X = self._check_input(X)
+        return dist.row_norms_sq(X) + self.sigma_0**2
+
+    def _gradient(self, X, K, name):
+        # dK/dlog sigma_0 = 2 sigma_0^2 11^T
+        yield np.full((len(X), len(X)), 2.0 * self.sigma_0**2)
+
+    def gradient_dot(self, X, W, K=None, parts=None):
+        # sum W * dK/dlog sigma_0 = 2 sigma_0^2 sum W
+        return np.array([2.0 * self.sigma_0**2 * float(np.sum(W))] if self.n_dims else [])

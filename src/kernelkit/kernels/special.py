@@ -66,7 +66,7 @@ class White(Kernel):
         """No continuous part; white noise of variance ``noise_level``."""
         return np.zeros((n_features, size)), 0.0, float(self.noise_level)
 
-    def gradient_dot(self, X, W, K=None):
+    def gradient_dot(self, X, W, K=None, parts=None):
         # dK/dlog s = s I, so sum W * dK = s tr W
         return np.array([self.noise_level * float(np.trace(W))] if self.n_dims else [])
 
@@ -190,8 +190,13 @@ class Pairwise(Kernel):
 class SklearnKernel(Kernel):
     """Adapter: a scikit-learn ``sklearn.gaussian_process.kernels.Kernel`` used as ours.
 
-    ``theta``, ``bounds`` and gradients are delegated; the gradient tensor comes from
-    scikit-learn (``(n, n, p)``) since its kernels offer nothing finer.
+    ``theta`` and ``bounds`` are the scikit-learn kernel's own (its order). Kernels built
+    from scikit-learn's own classes (ConstantKernel, RBF, Matern, RationalQuadratic,
+    ExpSineSquared, WhiteKernel, DotProduct, Sum, Product, Exponentiation) are computed by
+    their exact kernelkit twin (``kernels._sklearn.translate``: same values and bounds),
+    gradients included, so they take kernelkit's fast paths; any other kernel (a user
+    subclass) is evaluated by scikit-learn, its gradient from scikit-learn's
+    ``(n, n, p)`` tensor.
 
     Examples
     --------
@@ -206,12 +211,32 @@ class SklearnKernel(Kernel):
     def __init__(self, kernel=None):
         self.kernel = kernel
 
+    def __repr__(self):
+        return repr(self.kernel)
+
     def __getattr__(self, name):
         # the wrapped kernel's own attributes (k1, k2, length_scale, noise_level, ...), so
         # that a fitted estimator's kernel_ reads as the scikit-learn kernel it came from
         if name.startswith("_") or name == "kernel" or "kernel" not in self.__dict__:
             raise AttributeError(name)
         return getattr(self.__dict__["kernel"], name)
+
+    def twin(self):
+        """The exact kernelkit translation of the wrapped kernel, or None (user subclass).
+
+        Built from the wrapped kernel's current values at each call (a few small objects),
+        so that it always follows ``theta``.
+        """
+        from ._sklearn import translate
+
+        return translate(self.kernel)
+
+    def spectral_sample(self, n_features, size, random_state=None):
+        # the twin's spectral measure (a scikit-learn RBF, Matern, ... samples as ours)
+        twin = self.twin()
+        if twin is None:
+            return super().spectral_sample(n_features, size, random_state)
+        return twin.kernel.spectral_sample(n_features, size, random_state)
 
     @property
     def hyperparameters(self):
@@ -244,19 +269,53 @@ class SklearnKernel(Kernel):
         return self.kernel.requires_vector_input
 
     def _check_input(self, X):
-        # structured inputs (strings, graphs) go to a non-vector kernel untouched
-        return super()._check_input(X) if self.kernel.requires_vector_input else X
+        # sequences and strings reach a kernel with requires_vector_input=False as they are
+        return _as_float_array(X) if self.requires_vector_input else X
+
+    def _check_pair(self, X, Y):
+        if self.requires_vector_input:
+            super()._check_pair(X, Y)
 
     def is_stationary(self):
         return self.kernel.is_stationary()
 
     def _compute(self, X, Y):
+        t = self.twin()
+        if t is not None:
+            return t.kernel._compute(X, Y)
         return np.asarray(self.kernel(X, Y))
 
     def diag(self, X):
-        return np.asarray(self.kernel.diag(self._check_input(X)))
+        X = self._check_input(X)
+        t = self.twin()
+        return t.kernel.diag(X) if t is not None else np.asarray(self.kernel.diag(X))
 
     def gradient(self, X, K=None):
-        _, G = self.kernel(self._check_input(X), eval_gradient=True)
-        for j in range(G.shape[2]):
-            yield np.ascontiguousarray(G[:, :, j])
+        X = self._check_input(X)
+        t = self.twin()
+        if t is None:
+            _, G = self.kernel(X, eval_gradient=True)
+            for j in range(G.shape[2]):
+                yield np.ascontiguousarray(G[:, :, j])
+            return
+        # scikit-learn's order: entry j of theta is the twin's entry where to_ours == j
+        mats = list(t.kernel.gradient(X, K))
+        for j in np.argsort(t.to_ours):
+            yield mats[j]
+
+    def matrix_parts(self, X, parts):
+        t = self.twin()
+        if t is None:
+            return self._compute(self._check_input(X), None)
+        parts[id(self)] = t  # the twin whose factor matrices are recorded
+        return t.kernel.matrix_parts(X, parts)
+
+    def gradient_dot(self, X, W, K=None, parts=None):
+        X = self._check_input(X)
+        t = parts.get(id(self)) if parts is not None else None
+        t = self.twin() if t is None else t
+        if t is None:
+            return super().gradient_dot(X, W, K)
+        g = np.empty(self.n_dims)
+        g[t.to_ours] = t.kernel.gradient_dot(X, W, K, parts=parts)
+        return g

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _distances as dist
-from .base import Kernel
+from .base import Kernel, _frobenius
 
 __all__ = ["RBF", "Laplacian", "Matern", "RationalQuadratic", "ExpSineSquared"]
 
@@ -18,6 +18,37 @@ def _check_positive_param(value, name: str) -> None:
     """A length scale / alpha / periodicity must be > 0 (each entry of an ARD array)."""
     if not np.all(np.asarray(value) > 0):  # also rejects NaN
         raise ValueError(f"{name} must be positive; got {value!r}.")
+
+
+def _cache_fits(X, n_matrices: int) -> bool:
+    """Whether ``n_matrices`` float64 n x n matrices fit in scikit-learn's working memory
+    (then a kernel keeps its derivative matrices for the gradient of the same evaluation)."""
+    import sklearn
+
+    n = len(X)
+    return n_matrices * n * n * 8 <= sklearn.get_config()["working_memory"] * 2**20
+
+
+def _keep_parts(kernel, parts, K, *derivatives):
+    """Record a copy of ``K`` and the free hyperparameters' dK/dtheta matrices (one
+    evaluation's worth) for gradient_dot; return ``K``, the caller's to overwrite."""
+    free = [G for G, h in zip(derivatives, kernel.hyperparameters) if not h.fixed]
+    parts[id(kernel)] = (K.copy(), free)
+    return K
+
+
+def _dot_parts(entry, W):
+    """``(sum W K, [sum W dK/dtheta_j])`` from recorded matrices: no kernel recomputed."""
+    K, derivatives = entry
+    return _frobenius(W, K), np.array([_frobenius(W, G) for G in derivatives])
+
+
+def _centred(X):
+    """``X`` minus its column means in float64: distances do not change, the rounding of
+    the differences of large coordinates (years, say) shrinks."""
+    Xc = np.array(X, dtype=np.float64)
+    Xc -= Xc.mean(axis=0)
+    return Xc
 
 
 class _LengthScaleKernel(Kernel):
@@ -135,14 +166,20 @@ class RBF(_LengthScaleKernel):
         return (dist.augmented(Xs, left=True),
                 dist.augmented(Xs if Y is None else self._scaled(Y), left=False))
 
-    def _compute(self, X, Y):
-        # k = exp(-1/2 ||x/l - y/l||^2): one GEMM of the exp_factors gives the exponent,
-        # then NumPy's SIMD exp in place
-        B = dist.gram(*self.exp_factors(X, Y))
+    def _exponent(self, X, Y):
+        # one GEMM of the exp_factors of X and Y centred on their common mean (distances
+        # unchanged, the cancellation of the expansion shrinks for data far from 0)
+        Xc, Yc = dist.centre_pair(X, Y)
+        B = dist.gram(*self.exp_factors(Xc, Yc))
         np.minimum(B, 0.0, out=B)  # clip rounding: ||x - y||^2 >= 0
-        np.exp(B, out=B)
         if Y is None:
-            np.fill_diagonal(B, 1.0)
+            np.fill_diagonal(B, 0.0)
+        return B
+
+    def _compute(self, X, Y):
+        # k = exp(-1/2 ||x/l - y/l||^2): the exponent by one GEMM, NumPy's SIMD exp in place
+        B = self._exponent(X, Y)
+        np.exp(B, out=B)
         return B
 
     def diag(self, X):
@@ -165,12 +202,14 @@ class RBF(_LengthScaleKernel):
             D *= K
             yield D
 
-    def gradient_dot(self, X, W, K=None):
+    def gradient_dot(self, X, W, K=None, parts=None):
         if not self.n_dims:
             return np.empty(0)
-        return self._value_and_gradient_dot(X, W)[1]
+        return self._value_and_gradient_dot(X, W, parts=parts)[1]
 
-    def _value_and_gradient_dot(self, X, W, K=None):
+    def _value_and_gradient_dot(self, X, W, K=None, parts=None):
+        if parts is not None and id(self) in parts:
+            return _dot_parts(parts[id(self)], W)
         # dK/dlog l_f = K * (x_f - y_f)^2 / l_f^2: one fused pass gives sum W*K and, for
         # every feature f, sum W*K*(x_f - y_f)^2/l_f^2 (isotropic: their sum); X is centred
         # first (distances do not change; the rounding of the differences shrinks)
@@ -381,9 +420,7 @@ class RationalQuadratic(_LengthScaleKernel):
             raise ValueError("RationalQuadratic supports a scalar length_scale only.")
         _check_positive_param(self.alpha, "alpha")
         D = self._sqdist_scaled(X, Y)
-        D /= 2.0 * self.alpha
-        D += 1.0
-        D **= -self.alpha
+        dist.rq_from_sqdist(D, float(self.alpha))  # (1 + d^2 / (2 alpha l^2))^-alpha
         return D
 
     def diag(self, X):
@@ -407,6 +444,29 @@ class RationalQuadratic(_LengthScaleKernel):
         else:
             # dK/dlog alpha = alpha K (-log(1 + u) + u / (1 + u))
             yield self.alpha * K * (-np.log1p(u) + u / (1.0 + u))
+
+    def matrix_parts(self, X, parts):
+        if self.anisotropic or not _cache_fits(X, 3):
+            return super().matrix_parts(X, parts)
+        _check_positive_param(self.alpha, "alpha")
+        D = self._sqdist_scaled(self._check_input(X), None)
+        K, G1, G2 = dist.rq_and_derivatives(D, self.alpha)
+        return _keep_parts(self, parts, K, G1, G2)
+
+    def gradient_dot(self, X, W, K=None, parts=None):
+        return self._value_and_gradient_dot(X, W, parts=parts)[1]
+
+    def _value_and_gradient_dot(self, X, W, K=None, parts=None):
+        if parts is not None and id(self) in parts:
+            return _dot_parts(parts[id(self)], W)
+        # one fused pass over the triangle gives sum W*K and sum W*dK/dlog(l, alpha)
+        if self.anisotropic:
+            raise ValueError("RationalQuadratic supports a scalar length_scale only.")
+        _check_positive_param(self.alpha, "alpha")
+        Xs = _centred(self._scaled(self._check_input(X)))
+        s, gl, ga = dist.rq_weighted_sums(Xs, W, self.alpha)
+        free = [not h.fixed for h in self.hyperparameters]
+        return float(s), np.array([gl, ga])[free]
 
 
 class ExpSineSquared(_LengthScaleKernel):
@@ -447,12 +507,40 @@ class ExpSineSquared(_LengthScaleKernel):
         d *= np.pi / self.periodicity
         return d
 
+    def _check_params(self):
+        if self.anisotropic:
+            raise ValueError("ExpSineSquared supports a scalar length_scale only.")
+        _check_positive_param(self.length_scale, "length_scale")
+        _check_positive_param(self.periodicity, "periodicity")
+
     def _compute(self, X, Y):
-        S = np.sin(self._arg(X, Y))
-        S **= 2
-        S *= -2.0 / self.length_scale**2
-        np.exp(S, out=S)
-        return S
+        # exp(-2 sin^2(pi d / p) / l^2), in place on the squared distances
+        self._check_params()
+        D = dist.sq_euclidean(X, Y)
+        dist.exp_sine_from_sqdist(D, np.pi / float(self.periodicity),
+                                  2.0 / float(self.length_scale) ** 2)
+        return D
+
+    def matrix_parts(self, X, parts):
+        if not _cache_fits(X, 3):
+            return super().matrix_parts(X, parts)
+        self._check_params()
+        D = dist.sq_euclidean(self._check_input(X), None)
+        K, G1, G2 = dist.exp_sine_and_derivatives(D, self.length_scale, self.periodicity)
+        return _keep_parts(self, parts, K, G1, G2)
+
+    def gradient_dot(self, X, W, K=None, parts=None):
+        return self._value_and_gradient_dot(X, W, parts=parts)[1]
+
+    def _value_and_gradient_dot(self, X, W, K=None, parts=None):
+        if parts is not None and id(self) in parts:
+            return _dot_parts(parts[id(self)], W)
+        # one fused pass over the triangle gives sum W*K and sum W*dK/dlog(l, p)
+        self._check_params()
+        Xc = _centred(self._check_input(X))
+        s, gl, gp = dist.exp_sine_weighted_sums(Xc, W, self.length_scale, self.periodicity)
+        free = [not h.fixed for h in self.hyperparameters]
+        return float(s), np.array([gl, gp])[free]
 
     def diag(self, X):
         X = self._check_input(X)

@@ -9,7 +9,7 @@ or your own :class:`Oracle`). Names are imported lazily from their defining subm
 
 from __future__ import annotations
 
-import importlib
+from .._lazy import attach
 
 _NAMES = {
     "Oracle": "base",
@@ -21,14 +21,4 @@ _NAMES = {
     "StructuredPerceptron": "perceptron",
 }
 
-__all__ = sorted(_NAMES)
-
-
-def __getattr__(name: str):
-    if name in _NAMES:
-        return getattr(importlib.import_module(f"{__name__}.{_NAMES[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__, __all__ = attach(__name__, _NAMES)

@@ -1,0 +1,72 @@
+"""Constructor parameters of a kernel: ``get_params`` / ``set_params`` with nested names.
+
+Kernels are parameter containers as scikit-learn's GP kernels are, not estimators: they
+do not derive from ``sklearn.base.BaseEstimator``, so that an estimator's repr prints a
+kernel parameter with the kernel's own repr (``0.841**2 * RBF(length_scale=0.5)``), as
+scikit-learn's GP estimators print theirs. ``sklearn.base.clone`` works on any object with
+``get_params``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from functools import cache
+
+__all__ = ["Parametrized"]
+
+
+class Parametrized:
+    """``get_params(deep)`` and ``set_params(**params)`` read from the ``__init__`` signature.
+
+    Nested parameters are named ``outer__inner`` (``k1__length_scale`` inside a sum).
+
+    Examples
+    --------
+    >>> from kernelkit.kernels import RBF, White
+    >>> k = RBF(1.0) + White(0.1)
+    >>> k.set_params(k1__length_scale=2.0).get_params()["k1__length_scale"]
+    2.0
+    """
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        return list(_init_param_names(cls.__init__))
+
+    def get_params(self, deep: bool = True) -> dict:
+        """Constructor parameters; with ``deep``, those of nested kernels as ``name__sub``."""
+        out = {}
+        for name in self._param_names():
+            value = getattr(self, name)
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                out.update((f"{name}__{k}", v) for k, v in value.get_params(deep=True).items())
+            out[name] = value
+        return out
+
+    def set_params(self, **params):
+        """Set constructor parameters (nested ones as ``name__sub``); returns ``self``."""
+        valid = self._param_names()
+        nested: dict[str, dict] = {}
+        for key, value in params.items():
+            name, sep, sub = key.partition("__")
+            if name not in valid:
+                raise ValueError(
+                    f"Invalid parameter {name!r} for kernel {type(self).__name__}; valid "
+                    f"parameters are {valid}."
+                )
+            if sep:
+                nested.setdefault(name, {})[sub] = value
+            else:
+                setattr(self, name, value)
+        for name, sub in nested.items():
+            getattr(self, name).set_params(**sub)
+        return self
+
+
+@cache
+def _init_param_names(init) -> tuple[str, ...]:
+    """Sorted parameter names of an ``__init__`` (cached: the optimizer asks per evaluation)."""
+    if init is object.__init__:
+        return ()
+    sig = inspect.signature(init)
+    return tuple(sorted(p.name for p in sig.parameters.values()
+                        if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)))
