@@ -30,6 +30,7 @@ from ._laplace import (
     posterior_mode,
 )
 from ._optimize import minimize_with_restarts
+from ._optimizer_warnings import warn_close_to_bounds
 
 # Up to this many training points the binary fit runs on one BLAS and one numba thread
 # (as GaussianProcessRegressor's optimizer): its chain of small LAPACK calls and kernel
@@ -121,6 +122,7 @@ class _BinaryLaplaceGPC(ClassifierMixin, BaseEstimator):
         theta, _ = minimize_with_restarts(obj_func, self.kernel_.theta, self.kernel_.bounds,
                                           self.optimizer, self.n_restarts_optimizer, rng)
         self.kernel_.theta = theta
+        warn_close_to_bounds(self.kernel_)  # after any optimizer, as scikit-learn's GPC
         return last["f"]
 
     def log_marginal_likelihood(self, theta=None, eval_gradient=False, clone_kernel=True):
