@@ -24,7 +24,11 @@ test: $(VENV)/.test-installed
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
-bench: $(VENV)/.test-installed
+$(VENV)/.bench-installed: $(VENV)/.test-installed pyproject.toml
+	$(BIN)/python -m pip install --quiet -e ".[all,bench]"
+	touch $@
+
+bench: $(VENV)/.bench-installed
 	$(BIN)/python -m benchmarks.run
 
 clean:
