@@ -306,3 +306,18 @@ def test_predict_before_fit_and_both_std_and_cov():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         assert gp.predict(X).shape == (10, 2)
+
+
+def test_readme_example_runs_and_fills_in_the_missing_output():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    block = text.split("### Correlated outputs, some missing")[1].split("```python")[1]
+    ns: dict = {}
+    exec(compile(block.split("```")[0], "README.md", "exec"), ns)  # noqa: S102
+    X, mean = ns["X"], ns["mean"]
+    gap = X[:, 0] > 4
+    assert mean.shape == ns["std"].shape == (80, 3)
+    # output 1 = -2 sin(x), predicted where it was never observed
+    assert np.max(np.abs(mean[gap, 1] + 2 * np.sin(X[gap, 0]))) < 0.3
+    assert ns["B"][0, 1] < 0

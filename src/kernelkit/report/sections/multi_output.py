@@ -103,7 +103,7 @@ def run(ctx: DemoContext) -> Section:
     import matplotlib
 
     matplotlib.use("Agg")
-    X, Y, Y_obs, hidden = diabetes_serum(n=100 if ctx.quick else 250, seed=ctx.random_state)
+    X, Y, Y_obs, hidden = diabetes_serum(n=60 if ctx.quick else 250, seed=ctx.random_state)
     ctx.progress(f"multi-output GP on diabetes serum: n={len(X)} patients x 6 outputs, "
                  f"{int(hidden.sum())} hidden")
     gp, pred, pred_ind, t_ours, t_ind = fit_both(X, Y_obs, hidden)
