@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import eigh
+from scipy.linalg.blas import dsyrk
 
 from ._coregionalization import Coregionalization
 
@@ -105,7 +106,13 @@ def kronecker_log_marginal_likelihood(params: Coregionalization, X, Y,
     c = np.sum(F.lam / F.Den, axis=1)
     # W_x = A B A^T - V diag(c) V^T: contracts with dK_x for the kernel's gradient
     Wx = (A @ B) @ A.T
-    Wx -= (F.V * c) @ F.V.T
+    # V diag(c) V^T = (V c^1/2)(V c^1/2)^T by BLAS syrk (c >= 0): half a GEMM's flops; it
+    # fills one triangle (the other is 0), mirrored here
+    C = dsyrk(1.0, F.V * np.sqrt(c))
+    Wx -= C
+    Wx -= C.T
+    Wx[np.diag_indices(n)] += np.diagonal(C)
+    del C
     g_kernel = 0.5 * params.kernels[0].gradient_dot(X, Wx)
     del Wx
     # d lml / dB = 1/2 D^-1/2 U (A_z^T S A_z - diag e) U^T D^-1/2
