@@ -22,6 +22,7 @@ _PUBLIC = {
     "GaussianProcessRegressor": "kernelkit.gaussian_process.gpr",
     "SparseGaussianProcessRegressor": "kernelkit.gaussian_process.sgpr",
     "GaussianProcessClassifier": "kernelkit.gaussian_process.gpc",
+    "MultiOutputGaussianProcessRegressor": "kernelkit.gaussian_process.multi_output",
     "KernelClassifier": "kernelkit.machines.kernel_machine",
     "KernelRegressor": "kernelkit.machines.kernel_machine",
     "OneClassSVM": "kernelkit.machines.one_class",

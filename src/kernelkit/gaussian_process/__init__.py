@@ -11,6 +11,7 @@ _NAMES = {
     "GaussianProcessRegressor": "gpr",
     "SparseGaussianProcessRegressor": "sgpr",
     "GaussianProcessClassifier": "gpc",
+    "MultiOutputGaussianProcessRegressor": "multi_output",
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, _NAMES)
