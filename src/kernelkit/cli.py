@@ -44,8 +44,42 @@ class _UsageError(CLIError):
 
 
 class _Parser(argparse.ArgumentParser):
+    lists_models = False  # `kernelkit fit --help` ends with the list of models
+
     def error(self, message):  # one line instead of usage + message
         raise _UsageError(f"{message} (see '{self.prog} --help')")
+
+    def format_help(self) -> str:
+        text = super().format_help()
+        return text + "\n" + models_help() if self.lists_models else text
+
+
+def model_names() -> tuple[list[str], list[str]]:
+    """``(top-level estimators, weak learners and structured models)`` that ``fit`` takes."""
+    import importlib
+
+    import kernelkit
+
+    top = sorted(n for n in kernelkit.__all__ if n[:1].isupper())
+    sub = []
+    for module in SUBPACKAGE_MODELS:
+        mod = importlib.import_module(module)
+        sub += [n for n in getattr(mod, "__all__", []) if n[:1].isupper()
+                and _subpackage_model(n) == (module, n)]
+    return top, sorted(set(sub) - set(top))
+
+
+def models_help() -> str:
+    """The models paragraph of ``kernelkit fit --help``."""
+    import textwrap
+
+    top, sub = model_names()
+    return "\n".join(["models (case-insensitive):",
+                      textwrap.fill(", ".join(top), 88, initial_indent="  ",
+                                    subsequent_indent="  "),
+                      "weak learners and structured models:",
+                      textwrap.fill(", ".join(sub), 88, initial_indent="  ",
+                                    subsequent_indent="  "), ""])
 
 
 # ------------------------------------------------------------------------------ data
@@ -320,8 +354,17 @@ def convert_param(cls: type, name: str, text: str) -> Any:
         raise CLIError(f"parameter {name!r} of {cls.__name__} expects a list such as "
                        f"{list(default)!r}; got {text!r}")
     if kind == "a kernel" and isinstance(value, str):
+        from . import kernels
+
+        classes = [n for n in kernels.__all__ if n[:1].isupper()]
+        hint = difflib.get_close_matches(text.lower(), sorted(KERNEL_NAMES), n=1, cutoff=0.6)
+        if not hint:
+            lower = {n.lower(): n for n in classes}
+            hint = [f"{lower[h]}()" for h in difflib.get_close_matches(
+                text.lower(), list(lower), n=1, cutoff=0.6)]
+        guess = f"; did you mean {hint[0]!r}?" if hint else ";"
         raise CLIError(
-            f"parameter {name!r}: unknown kernel {text!r}; use one of "
+            f"parameter {name!r}: unknown kernel {text!r}{guess} use one of "
             f"{', '.join(sorted(KERNEL_NAMES))} or a spec such as 'RBF(length_scale=2.0)'"
         )
     return value
@@ -418,6 +461,8 @@ def cmd_fit(args) -> int:
     kind = _kind(model)
     if args.target is None and kind in ("classifier", "regressor", "structured predictor"):
         raise CLIError(f"{cls.__name__} is a {kind}: give the target column with --target")
+    if args.target is None and not args.features:
+        _warn_target_like(features, cls.__name__, args.data)
     y = None
     if args.target is not None and kind != "transformer":
         y = _target(ycol, args.target, args.data, kind)
@@ -434,6 +479,23 @@ def cmd_fit(args) -> int:
     print(f"fitted {cls.__name__} on {len(X)} rows x {len(features)} features{target} in "
           f"{seconds:.2f} s -> {out}")
     return 0
+
+
+# column names that usually hold a target, not a feature
+TARGET_NAMES = {"target", "y", "label", "labels", "class", "classes", "outcome", "response",
+                "species", "diagnosis", "price", "survived"}
+
+
+def _warn_target_like(features: list[str], model: str, path: str) -> None:
+    """An unsupervised fit on all columns: say so when one of them looks like a target."""
+    suspects = [c for c in features if str(c).strip().lower() in TARGET_NAMES]
+    if suspects:
+        rest = ",".join(str(c) for c in features if c != suspects[0])
+        example = f" (e.g. --features {rest})" if 0 < len(rest) <= 60 else ""
+        warnings.warn(
+            f"{model} is fitted on every column of {path}, including {suspects[0]!r}, which "
+            f"looks like a target; pass --features to choose the feature columns{example}",
+            UserWarning, stacklevel=2)
 
 
 def _suffix_model(path: Path) -> None:
@@ -679,6 +741,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="constructor parameter, e.g. alpha=0.1 or kernel='RBF(length_scale=2)'"
                         " (repeatable)")
     p.add_argument("--out", required=True, metavar="MODEL_FILE", help="model file to write")
+    p.lists_models = True
     p.set_defaults(func=cmd_fit)
 
     p = sub.add_parser("predict", help="predict with a saved model")
