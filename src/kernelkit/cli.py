@@ -7,6 +7,7 @@
     kernelkit predict --model MODEL_FILE --data FILE [--out FILE] [--std]
     kernelkit evaluate --model MODEL_FILE --data FILE --target COLUMN
     kernelkit info MODEL_FILE
+    kernelkit warmup
 
 Data files are CSV (``.csv``, ``.txt``, ``.tsv``) or Parquet (``.parquet``, ``.pq``), read
 with pandas (the ``io`` extra). Every error is one line on stderr and a non-zero exit status
@@ -427,6 +428,17 @@ def cmd_demo(args) -> int:
     return 0
 
 
+def cmd_warmup(args) -> int:
+    """Fit every estimator once on a tiny problem so that numba's cache files exist."""
+    from .warmup import warm_up
+
+    print("kernelkit warmup: compiling the numba code of every estimator once (cached on "
+          "disk; later processes load it in milliseconds)", flush=True)
+    seconds = warm_up(sys.stdout)
+    print(f"done in {seconds:.1f} s")
+    return 0
+
+
 def cmd_fit(args) -> int:
     from . import io as kio
 
@@ -587,7 +599,9 @@ def cmd_predict(args) -> int:
     except Exception as exc:  # noqa: BLE001
         raise CLIError(f"predicting with {name} failed: {_one_line(exc)}") from exc
     if args.out is None:
-        out_df.to_csv(sys.stdout, index=False, lineterminator="\n")
+        # for reading on a terminal: 8 significant digits, the same on every machine (a
+        # file written with --out keeps full precision)
+        out_df.to_csv(sys.stdout, index=False, lineterminator="\n", float_format="%.8g")
     else:
         write_table(out_df, args.out)
         print(f"wrote {len(out_df)} predictions to {args.out}", file=sys.stderr)
@@ -625,7 +639,7 @@ def cmd_evaluate(args) -> int:
             acc = float(np.mean(pred.astype(str) == y.astype(str)))
         lines += [("accuracy", float(acc)), ("error_rate", 1.0 - float(acc))]
     for key, value in lines:
-        print(f"{key}: {value:.6g}" if isinstance(value, float) else f"{key}: {value}")
+        print(f"{key}: {value:.4g}" if isinstance(value, float) else f"{key}: {value}")
     return 0
 
 
@@ -757,6 +771,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", required=True, metavar="FILE", help="CSV or Parquet file")
     p.add_argument("--target", required=True, metavar="COLUMN")
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("warmup", help="compile kernelkit's numba code once (make demo and "
+                                      "make test run this after installing)")
+    p.set_defaults(func=cmd_warmup)
 
     p = sub.add_parser("info", help="describe a saved model (and verify its checksums)")
     p.add_argument("model_file", metavar="MODEL_FILE")

@@ -37,6 +37,17 @@ __all__ = ["GaussianProcessRegressor"]
 SERIAL_BLAS_MAX_N = 1000
 
 
+
+def _lbfgs_reason(res) -> str:
+    """Why L-BFGS-B stopped, in words (scipy's "ABNORMAL: " carries no reason)."""
+    text = str(res.message).strip().rstrip(":").strip()
+    grad = float(np.max(np.abs(res.jac))) if getattr(res, "jac", None) is not None else None
+    at = f"; largest gradient component {grad:.2g} after {res.nit} iterations" if grad else ""
+    if text.upper().startswith("ABNORMAL"):
+        return ("its line search found no step that improves the log marginal likelihood, "
+                f"which happens at an optimum within rounding or on a very flat surface{at}")
+    return f"{text or 'no reason given by scipy'}{at}"
+
 class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
     """Gaussian-process regression; a drop-in for scikit-learn's estimator of the same name.
 
@@ -239,8 +250,8 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
             )
             if not res.success:
                 warnings.warn(
-                    f"L-BFGS-B on the log marginal likelihood did not converge ({res.message}); "
-                    "increase the bounds or n_restarts_optimizer.",
+                    f"L-BFGS-B on the log marginal likelihood did not converge "
+                    f"({_lbfgs_reason(res)}); increase the bounds or n_restarts_optimizer.",
                     ConvergenceWarning, stacklevel=3,
                 )
             return res.x, float(res.fun)
