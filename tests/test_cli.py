@@ -15,6 +15,8 @@ import pytest
 
 import kernelkit
 
+from .report.html_structure import check_report_structure
+
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 
@@ -307,6 +309,14 @@ def test_demo_quick_writes_report(tmp_path):
     assert "all sections ok" in proc.stdout and "FAILED" not in text
     assert "data:image/png;base64," in text and "<script" not in text
     assert "Summary" in proc.stdout and "top eigenvalue" in proc.stdout
+    # the rendered quick report: tables well formed, a number in every number cell, every
+    # figure embedded, the summary grouped by section; the terminal summary fits 100 columns
+    parsed = check_report_structure(text)
+    assert len(parsed.images) >= 9
+    summary = proc.stdout.split("\nSummary")[1].split("\nreport:")[0]
+    assert max(len(line) for line in summary.splitlines()) <= 100
+    assert "(1 figures)" not in proc.stdout
+    assert "ABNORMAL: )" not in text and "no message; raised at" not in text
 
 
 def test_parameter_parsing_against_defaults():
