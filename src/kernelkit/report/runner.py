@@ -272,6 +272,17 @@ def _not_in_tour(results: list[SectionResult]) -> list[str]:
     return [name for name, _ in all_estimators() if name not in words]
 
 
+def _use_agg(out: TextIO) -> None:
+    """Draw off-screen (PNG into the report)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg", force=True)
+    except ImportError:
+        print("note: matplotlib is not installed (pip install 'kernelkit[plot]'); sections "
+              "that draw figures will fail.", file=out)
+
+
 def _prepare(out: TextIO, quick: bool, warm: bool) -> None:
     """Import the heavy libraries and load (or, the first time, compile) kernelkit's numba
     code, so that every section's times are the methods' own."""
@@ -365,13 +376,7 @@ def run_demo(
     from .html import write_html
 
     out = stream if stream is not None else sys.stdout
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg", force=True)
-    except ImportError:
-        print("note: matplotlib is not installed (pip install 'kernelkit[plot]'); sections "
-              "that draw figures will fail.", file=out)
+    _use_agg(out)
     start = time.perf_counter()
     found = discover_sections(only)
     out_dir = Path(out_dir)

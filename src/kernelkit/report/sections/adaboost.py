@@ -18,6 +18,28 @@ def _fit_timed(est, X, y):
     return est, time.perf_counter() - t0
 
 
+def _margins_figure(clf, Xtr, ytr):
+    """Margins y F_t(x) / Σ_{s≤t} α_s on the training set at a few rounds."""
+    import matplotlib.pyplot as plt
+
+    y_pm = np.where(ytr == clf.classes_[1], 1.0, -1.0)
+    cum_alpha = np.cumsum(clf.estimator_weights_)
+    marks = sorted({5, clf.n_estimators_ // 4, clf.n_estimators_})
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    for i, F in enumerate(clf.staged_decision_function(Xtr), start=1):
+        if i in marks:
+            m = np.sort(y_pm * F / cum_alpha[i - 1])
+            ax.plot(m, np.arange(1, len(m) + 1) / len(m), label=f"T = {i}")
+    ax.axvline(0.0, color="grey", lw=0.8)
+    ax.set_xlabel(r"normalized margin $yF(x)/\sum_t \alpha_t$")
+    ax.set_ylabel("cumulative fraction of training points")
+    ax.set_title("Margin distribution")
+    ax.legend()
+    fig.tight_layout()
+    return ("Cumulative distribution of the normalized training margins after T "
+            "rounds: later rounds move the small margins up.", fig)
+
+
 def run(ctx: DemoContext) -> Section:
     import matplotlib
 
@@ -78,23 +100,7 @@ def run(ctx: DemoContext) -> Section:
     figures.append(("Training error, test error and the bound ∏Z_t against the rounds "
                     "(the training error never exceeds the bound).", fig))
 
-    # margins y F_t(x) / Σ_{s≤t} α_s on the training set at a few rounds
-    y_pm = np.where(ytr == clf.classes_[1], 1.0, -1.0)
-    cum_alpha = np.cumsum(clf.estimator_weights_)
-    marks = sorted({5, clf.n_estimators_ // 4, clf.n_estimators_})
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    for i, F in enumerate(clf.staged_decision_function(Xtr), start=1):
-        if i in marks:
-            m = np.sort(y_pm * F / cum_alpha[i - 1])
-            ax.plot(m, np.arange(1, len(m) + 1) / len(m), label=f"T = {i}")
-    ax.axvline(0.0, color="grey", lw=0.8)
-    ax.set_xlabel(r"normalized margin $yF(x)/\sum_t \alpha_t$")
-    ax.set_ylabel("cumulative fraction of training points")
-    ax.set_title("Margin distribution")
-    ax.legend()
-    fig.tight_layout()
-    figures.append(("Cumulative distribution of the normalized training margins after T "
-                    "rounds: later rounds move the small margins up.", fig))
+    figures.append(_margins_figure(clf, Xtr, ytr))
     text = (f"Discrete AdaBoost (the notes' algorithm, weights in log space) on {len(ytr)} "
             f"letters, first half of the alphabet against the second. After "
             f"{clf.n_estimators_} rounds of depth-3 trees the training error is "
