@@ -33,7 +33,7 @@ h1{margin-bottom:.2em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin
 .meta{color:#555;font-size:.9em}
 table{border-collapse:collapse;margin:.8em 0;font-size:.85em;max-width:100%}
 th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}
-td{overflow-wrap:anywhere}
+td{overflow-wrap:break-word}
 th.num,td.num{text-align:right;font-variant-numeric:tabular-nums}
 td.num{white-space:nowrap;overflow-wrap:normal}
 th{background:#f2f2f2}
@@ -48,7 +48,8 @@ figcaption{font-size:.9em;color:#444;max-width:640px}
 pre{background:#f7f7f7;border:1px solid #ddd;padding:.6em;overflow-x:auto;font-size:.85em}
 .warn{color:#8a5a00;font-size:.9em}
 nav ol{columns:2}
-@media (max-width:1000px){nav ol{columns:1}table{font-size:.8em}th,td{padding:.2em .35em}}
+@media (max-width:1000px){nav ol{columns:1}table{font-size:.8em}th,td{padding:.2em .35em}
+td{overflow-wrap:anywhere}}
 """
 
 
