@@ -32,7 +32,7 @@ def test_readme_tour_runs():
     assert ns["K"].shape == (500, 500)
 
 
-@pytest.mark.parametrize("command", ["demo", "fit", "predict", "evaluate", "info"])
+@pytest.mark.parametrize("command", ["demo", "fit", "predict", "evaluate", "info", "warmup"])
 def test_readme_documents_commands(command):
     assert f"kernelkit {command}" in README.read_text()
 
@@ -99,3 +99,23 @@ def test_readme_session_reproduces(tmp_path):
                               text=True, timeout=300)
         actual = (proc.stdout + proc.stderr).strip("\n").splitlines()
         assert _matches(expected, actual), (cmd, expected, actual)
+
+
+def test_readme_points_to_the_design_document_in_the_repository():
+    text = README.read_text()
+    assert "docs/design.md" in text and "shared folder" not in text
+    assert (README.parent / "docs" / "design.md").exists()
+
+
+def test_readme_says_how_to_run_the_installed_command_and_what_a_first_call_does():
+    text = README.read_text()
+    assert "source .venv/bin/activate" in text and ".venv/bin/kernelkit" in text
+    assert "kernelkit warmup" in text and "first call" in text.lower()
+
+
+def test_readme_true_comments_print_true():
+    """A '# True' comment in the tour sits on a line that prints its value."""
+    text = README.read_text()
+    block = text.split("## A short tour")[1].split("```python")[1].split("```")[0]
+    lines = [line for line in block.splitlines() if "# True" in line]
+    assert lines and all(line.startswith("print(") for line in lines)
