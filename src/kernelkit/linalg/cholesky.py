@@ -31,13 +31,14 @@ def _triangle(A: np.ndarray, what: str) -> None:
         {"zero": _zero_upper, "lower": _mirror_lower_from_upper,
          "upper": _mirror_upper_from_lower}[what](A)
         return
-    iu = np.triu_indices(n, 1)
-    if what == "zero":
-        A[iu] = 0.0
-    elif what == "lower":
-        A[iu[::-1]] = A[iu]
-    else:
-        A[iu] = A[iu[::-1]]
+    # one row (or column) at a time: no n x n index or copy temporaries
+    for i in range(n - 1):
+        if what == "zero":
+            A[i, i + 1:] = 0.0
+        elif what == "lower":
+            A[i + 1:, i] = A[i, i + 1:]
+        else:
+            A[i, i + 1:] = A[i + 1:, i]
 
 
 @njit(parallel=True, cache=True)
