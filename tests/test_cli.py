@@ -402,6 +402,7 @@ def test_fit_help_lists_the_models(capsys):
                  "DecisionTree", "StructuredSVM"):
         assert name in out
     assert "MulticlassOracle" not in out  # an oracle is a parameter, not a model
+    assert "WeakLearner" not in out  # a protocol, not a model
 
 
 def test_unsupervised_fit_warns_about_a_target_like_column(files, tmp_path, capsys):

@@ -59,6 +59,8 @@ def model_names() -> tuple[list[str], list[str]]:
     """``(top-level estimators, weak learners and structured models)`` that ``fit`` takes."""
     import importlib
 
+    from sklearn.base import BaseEstimator
+
     import kernelkit
 
     top = sorted(n for n in kernelkit.__all__ if n[:1].isupper())
@@ -66,7 +68,8 @@ def model_names() -> tuple[list[str], list[str]]:
     for module in SUBPACKAGE_MODELS:
         mod = importlib.import_module(module)
         sub += [n for n in getattr(mod, "__all__", []) if n[:1].isupper()
-                and _subpackage_model(n) == (module, n)]
+                and _subpackage_model(n) == (module, n)
+                and issubclass(getattr(mod, n), BaseEstimator)]  # not protocols
     return top, sorted(set(sub) - set(top))
 
 
