@@ -601,10 +601,13 @@ def cmd_predict(args) -> int:
         raise
     except Exception as exc:  # noqa: BLE001
         raise CLIError(f"predicting with {name} failed: {_one_line(exc)}") from exc
-    if args.out is None:
-        # for reading on a terminal: 8 significant digits, the same on every machine (a
-        # file written with --out keeps full precision)
-        out_df.to_csv(sys.stdout, index=False, lineterminator="\n", float_format="%.8g")
+    if args.digits is not None:  # e.g. for reading: the same digits on every machine
+        if args.digits < 1:
+            raise CLIError(f"--digits expects a positive integer; got {args.digits}")
+        out_df = out_df.map(lambda v: float(f"{v:.{args.digits}g}")
+                            if isinstance(v, float) else v)
+    if args.out is None:  # full precision unless --digits
+        out_df.to_csv(sys.stdout, index=False, lineterminator="\n")
     else:
         write_table(out_df, args.out)
         print(f"wrote {len(out_df)} predictions to {args.out}", file=sys.stderr)
@@ -642,7 +645,7 @@ def cmd_evaluate(args) -> int:
             acc = float(np.mean(pred.astype(str) == y.astype(str)))
         lines += [("accuracy", float(acc)), ("error_rate", 1.0 - float(acc))]
     for key, value in lines:
-        print(f"{key}: {value:.4g}" if isinstance(value, float) else f"{key}: {value}")
+        print(f"{key}: {value:.6g}" if isinstance(value, float) else f"{key}: {value}")
     return 0
 
 
@@ -767,6 +770,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="FILE", help="CSV or Parquet output (default: stdout CSV)")
     p.add_argument("--std", action="store_true",
                    help="also the predictive standard deviation (Gaussian processes)")
+    p.add_argument("--digits", type=int, metavar="N",
+                   help="round to N significant digits (default: full precision)")
     p.set_defaults(func=cmd_predict)
 
     p = sub.add_parser("evaluate", help="score a saved model on labelled data")
