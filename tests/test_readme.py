@@ -30,6 +30,10 @@ def test_readme_tour_runs():
     assert ns["Z"].shape == (500, 2)
     assert ns["mean"].shape == ns["std"].shape == (500,)
     assert ns["K"].shape == (500, 500)
+    # the sparse GP's bound lies below the exact log marginal likelihood at its optimum
+    assert ns["sgp"].elbo_ <= ns["exact"].log_marginal_likelihood_value_
+    assert abs(np.sqrt(ns["sgp"].noise_variance_) - 0.1) < 0.02
+    assert ns["f_std"].shape == (500,)
 
 
 @pytest.mark.parametrize("command", ["demo", "fit", "predict", "evaluate", "info", "warmup"])

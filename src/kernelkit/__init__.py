@@ -19,6 +19,7 @@ _PUBLIC = {
     "KernelRidge": "kernelkit.kernel_ridge.kernel_ridge",
     "KernelRidgeCV": "kernelkit.kernel_ridge.cv",
     "GaussianProcessRegressor": "kernelkit.gaussian_process.gpr",
+    "SparseGaussianProcessRegressor": "kernelkit.gaussian_process.sgpr",
     "KernelClassifier": "kernelkit.machines.kernel_machine",
     "KernelRegressor": "kernelkit.machines.kernel_machine",
     "OneClassSVM": "kernelkit.machines.one_class",

@@ -16,7 +16,7 @@ class JitterWarning(UserWarning):
 
 
 class NumericalError(ValueError):
-    """A numerical problem that jitter could not fix (e.g. a kernel that is not PSD).
+    """A numerical problem that jitter could not fix (for example a kernel that is not PSD).
 
     Subclasses :class:`ValueError` so that bad-input handling code that expects
     ``ValueError`` keeps working; the message always says what to change.

@@ -78,7 +78,7 @@ def test_float32_ill_conditioned_fit_is_the_same_on_the_cluster(client):
 
 
 def test_align_row_chunks():
-    from kernelkit.large_scale._dask import align_row_chunks
+    from kernelkit.linalg.dask_rows import align_row_chunks
 
     A = da.zeros((1000, 2), chunks=(300, 2))
     assert align_row_chunks(A, 64).chunks[0] == (320, 320, 320, 40)

@@ -327,7 +327,7 @@ def test_threaded_block_products_equal_dense(kernel):
     # thread each, and combines blocks in order (the path every Falkon pass takes)
     from threadpoolctl import threadpool_limits
 
-    from kernelkit.linalg import operator as op_module
+    from kernelkit.linalg import blocks as op_module
 
     rng = np.random.default_rng(0)
     X, C = rng.normal(size=(3000, 4)), rng.normal(size=(100, 4))

@@ -10,6 +10,7 @@ from sklearn.svm import SVC
 
 from kernelkit.exceptions import ConvergenceWarning
 from kernelkit.kernels import RBF
+from kernelkit.linalg import KernelRows
 from kernelkit.losses import (
     Absolute,
     EpsilonInsensitive,
@@ -21,7 +22,6 @@ from kernelkit.losses import (
     SquaredHinge,
 )
 from kernelkit.solvers import solve_dual_cd, solve_newton, solve_smo
-from kernelkit.solvers._kernel_cache import KernelRows
 from tests.reference.dual_solvers import (
     dual_box_reference,
     dual_objective,

@@ -26,6 +26,7 @@ from numba import njit, prange
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError, PositiveSpectrumWarning
 
+from .._threads import limit_blas, pool
 from .._validation import (
     FLOAT_DTYPES,
     check_is_fitted,
@@ -33,10 +34,8 @@ from .._validation import (
     resolve_estimator_kernel,
     validate_data,
 )
-from ..kernels import RBF, Precomputed
-from ..kernels._distances import augmented
+from ..kernels import Precomputed
 from ..linalg import block_rows, cho_solve, jitter_cholesky, top_eigh
-from ..linalg.operator import _controller, _executor
 
 __all__ = ["KernelPCA"]
 
@@ -99,18 +98,18 @@ def _clip_and_sum(T, rs, cs, cols):  # pragma: no cover - numba
         rs[i] += acc
 
 
-def _rbf_gram_centered(kernel, X):
-    """The centred RBF Gram matrix ``H K H`` in one n x n array, each pair computed once.
+def _exp_gram_centered(A, B):
+    """The centred Gram matrix ``H K H`` of a kernel ``K = exp(min(A B^T, 0))`` (the RBF's
+    ``exp_factors``) in one n x n array, each pair computed once.
 
     Row blocks of the upper triangle are computed in tiles on every core (one thin GEMM
-    ``-1/2 ||x - y||^2 = [x, ||x||^2, 1] . [y, -1/2, -1/2 ||y||^2]``, then NumPy's SIMD exp,
-    in cache), the row sums come from the same tiles, and one parallel pass centres the
-    triangle in place and mirrors it. Returns ``(K~, row means of K, grand mean of K)``.
+    gives the exponent, e.g. ``-1/2 ||x - y||^2 = [x, ||x||^2, 1] . [y, -1/2, -1/2 ||y||^2]``,
+    then NumPy's SIMD exp, in cache), the row sums come from the same tiles, and one
+    parallel pass centres the triangle in place and mirrors it. Returns ``(K~, row means of
+    K, grand mean of K)``.
     """
-    Xs = kernel._scaled(X)
-    n = Xs.shape[0]
-    A, B = augmented(Xs, left=True), augmented(Xs, left=False)
-    K = np.empty((n, n), dtype=Xs.dtype)
+    n = A.shape[0]
+    K = np.empty((n, n), dtype=A.dtype)
     r, c = 128, 2048  # tiles of 128 x 2048 (in cache between the steps)
 
     def row_block(s):
@@ -129,9 +128,9 @@ def _rbf_gram_centered(kernel, X):
         return s, e, rs, cs[:n - e]
 
     sums = np.zeros(n)
-    with _controller().limit(limits=1, user_api="blas"):
-        pool = _executor(max(1, numba.get_num_threads()))
-        for s, e, rs, cs in pool.map(row_block, range(0, n, r)):
+    with limit_blas(1):
+        for s, e, rs, cs in pool(max(1, numba.get_num_threads())).map(row_block,
+                                                                        range(0, n, r)):
             sums[s:e] += rs
             sums[e:] += cs
     means = (sums / n).astype(K.dtype)  # symmetric K: row means = column means
@@ -353,9 +352,9 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
                     f"at fit; got shape {X.shape}.")
             # centred in place (a copy already when copy_X=True), as scikit-learn
             self._fit_centered_eigh(*self._center(X), k)
-        elif type(self.kernel_) is RBF:
-            # every pair once, centred in the same pass (one n x n array)
-            self._fit_centered_eigh(*_rbf_gram_centered(self.kernel_, X), k)
+        elif (factors := self.kernel_.exp_factors(X)) is not None:
+            # K = exp(A B^T) (the RBF): every pair once, centred in the same pass
+            self._fit_centered_eigh(*_exp_gram_centered(*factors), k)
         else:
             self._fit_centered_eigh(*self._center(self.kernel_(X)), k)  # the one n x n matrix
         if self.fit_inverse_transform:

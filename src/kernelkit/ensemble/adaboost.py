@@ -105,15 +105,15 @@ default="stump"
     estimator_ : estimator
         The unfitted base estimator that every round clones (as scikit-learn's).
     estimators_ : list of fitted weak learners
-    estimator_weights_ : ndarray of shape (n_estimators_,)
+    estimator_weights_ : ndarray of shape ``(n_estimators_,)``
         α_t.
-    estimator_errors_ : ndarray of shape (n_estimators_,)
+    estimator_errors_ : ndarray of shape ``(n_estimators_,)``
         ε_t.
-    Z_ : ndarray of shape (n_estimators_,)
+    Z_ : ndarray of shape ``(n_estimators_,)``
         Normalizers Z_t (0 for a perfect round, ε_t = 0).
-    training_error_bound_ : ndarray of shape (n_estimators_,)
+    training_error_bound_ : ndarray of shape ``(n_estimators_,)``
         ∏_{s≤t} Z_s.
-    training_errors_ : ndarray of shape (n_estimators_,)
+    training_errors_ : ndarray of shape ``(n_estimators_,)``
         Training error of F_t (weighted by D₁, i.e. the plain error rate without
         ``sample_weight``; on the training part of the split with ``early_stopping``), never
         above ``training_error_bound_``.

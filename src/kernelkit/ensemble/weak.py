@@ -21,6 +21,7 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 
+from .._threads import pool
 from .._validation import (
     FLOAT_DTYPES,
     check_is_fitted,
@@ -28,7 +29,6 @@ from .._validation import (
     check_two_classes,
     validate_data,
 )
-from ..linalg.operator import _executor
 from . import _stump_numba as nb
 from ._binning import MAX_BINS, Binned, bin_features
 from ._parallel import Chooser
@@ -143,7 +143,7 @@ def _argsort_rows(A: np.ndarray) -> np.ndarray:
         for j in range(A.shape[0]):
             job(j)
     else:
-        list(_executor(workers).map(job, range(A.shape[0])))
+        list(pool(workers).map(job, range(A.shape[0])))
     return out
 
 
@@ -622,10 +622,10 @@ class LinearThreshold(_BaseWeak):
 class FunctionDictionary(_BaseWeak):
     """The best of a finite set of user functions h: X → {±1} (two classes only).
 
-    The functions are evaluated once per fit into an n × |H| matrix H of ±1; a round picks
+    The functions are evaluated once per fit into an n × ``|H|`` matrix H of ±1; a round picks
     the column with the smallest weighted error with one product r = Hᵀ(w·y):
     ε_m = (Σw − r_m)/2. With ``allow_negation=True`` the negated functions −h are candidates
-    too (ε = (Σw + r_m)/2), i.e. the best by |r_m|. Ties go to the first function, then to
+    too (ε = (Σw + r_m)/2), i.e. the best by ``|r_m|``. Ties go to the first function, then to
     the unnegated one. Outputs −1 stand for ``classes_[0]``, +1 for ``classes_[1]``;
     boolean outputs count as True = +1.
 

@@ -9,6 +9,7 @@ from .._lazy import attach
 
 _NAMES = {
     "GaussianProcessRegressor": "gpr",
+    "SparseGaussianProcessRegressor": "sgpr",
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, _NAMES)

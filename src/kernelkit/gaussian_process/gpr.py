@@ -13,20 +13,19 @@ import warnings
 import numba
 import numpy as np
 import scipy.optimize
-import sklearn
 from scipy.linalg import solve_triangular
 from scipy.linalg.blas import dtrmm as _trmm
 from scipy.linalg.lapack import dtrtri
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
 from sklearn.utils import check_random_state
-from threadpoolctl import threadpool_limits
 
+from .._blas import gram
 from .._progress import progress_bar
+from .._threads import limit_blas
 from .._validation import check_is_fitted, resolve_estimator_kernel, validate_data
 from ..exceptions import ConvergenceWarning
 from ..kernels import RBF, Constant, Kernel
-from ..kernels._distances import gram
-from ..linalg import block_rows, cho_solve
+from ..linalg import block_rows, cho_solve, fits_in_memory
 from ._marginal_likelihood import factorize, log_marginal_likelihood
 
 __all__ = ["GaussianProcessRegressor"]
@@ -232,7 +231,7 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         try:
             if serial:
                 numba.set_num_threads(1)  # thread-local in numba, restored below
-            with threadpool_limits(limits=1 if serial else None, user_api="blas"), \
+            with limit_blas(1 if serial else None), \
                     progress_bar(self.verbose, total=len(starts), desc="GP restarts") as bar:
                 for theta0 in starts:
                     optima.append(self._constrained_optimization(obj_func, theta0, bounds))
@@ -327,8 +326,7 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
     def _factor_inverse(self, m: int):
         """``L^-1`` (LAPACK trtri) when it is worth it and fits in working memory, else None."""
         n = self.L_.shape[0]
-        budget = sklearn.get_config()["working_memory"] * 2**20  # bytes
-        if m < n // 4 or n * n * 8 > budget or self.L_.dtype != np.float64:
+        if m < n // 4 or not fits_in_memory(n * n * 8) or self.L_.dtype != np.float64:
             return None
         L_inv, info = dtrtri(self.L_, lower=1)
         if info != 0:  # pragma: no cover - L_ has a positive diagonal

@@ -7,13 +7,8 @@ K and only multiplies by it, block by block, through :class:`~kernelkit.linalg.K
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-import sklearn
-from numba import njit, prange
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
-from sklearn.utils import check_random_state
 
 from .._progress import progress_bar
 from .._validation import (
@@ -23,38 +18,10 @@ from .._validation import (
     resolve_estimator_kernel,
     validate_data,
 )
-from ..exceptions import ConvergenceWarning
-from ..linalg import KernelOperator, cho_solve, jitter_cholesky, pcg
+from ..linalg import KernelOperator
+from ..solvers.krr import choose_solver, solve_krr
 
 __all__ = ["KernelRidge"]
-
-# "auto" factorizes densely while the n x n matrix takes at most this many working_memory
-# budgets (scikit-learn's working_memory, 1024 MiB by default => 4 GiB => n <= 23,170).
-DENSE_BUDGETS = 4
-# from this n on, "auto" factorizes float64 problems in float32 and refines with CG
-MIXED_MIN_N = 8000
-
-
-@njit(parallel=True, cache=True)
-def _center_inplace(K, u, r, c):  # pragma: no cover - numba
-    # P K P with P = I - u u^T (||u|| = 1), r = K u, c = u^T K u:
-    # (P K P)_ij = K_ij - u_i r_j - r_i u_j + c u_i u_j   (in place, no n x n temporary)
-    n = K.shape[0]
-    for i in prange(n):
-        ui, ri = u[i], r[i]
-        for j in range(n):
-            K[i, j] += -ui * r[j] - ri * u[j] + c * ui * u[j]
-
-
-@njit(parallel=True, cache=True)
-def _scale_inplace(K, s):  # pragma: no cover - numba
-    # K <- S K S with S = diag(s)
-    n = K.shape[0]
-    for i in prange(n):
-        si = s[i]
-        for j in range(n):
-            K[i, j] *= si * s[j]
-
 
 def check_alpha(alpha, n_targets: int, name: str = "alpha") -> np.ndarray:
     """``alpha`` as a float array of length ``n_targets`` (a scalar is broadcast)."""
@@ -81,19 +48,6 @@ def _progress_callback(bar):
         bar.set_postfix_str(f"residual {rel:.2e}")
 
     return callback
-
-
-def choose_solver(solver: str, n: int, itemsize: int) -> str:
-    """Resolve ``solver="auto"`` (rule in the KernelRidge docstring)."""
-    if solver not in ("auto", "cholesky", "mixed", "cg"):
-        raise ValueError(
-            f"solver must be 'auto', 'cholesky', 'mixed' or 'cg'; got {solver!r}.")
-    if solver != "auto":
-        return solver
-    budget = DENSE_BUDGETS * sklearn.get_config()["working_memory"] * 2**20
-    if itemsize == 8 and n >= MIXED_MIN_N and n * n * 4 <= budget:
-        return "mixed"
-    return "cholesky" if n * n * itemsize <= budget else "cg"
 
 
 class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
@@ -247,11 +201,21 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
             Yt = Yt - np.outer(u, u @ Yt)  # P S y
         gamma = np.empty((n, t), dtype=np.result_type(X.dtype, np.float32))
         self.n_iter_ = 1
+        op = KernelOperator(self.kernel_, X)
+        total = {"cg": 1000 if self.max_iter is None else int(self.max_iter), "mixed": 100}
         for a in np.unique(alphas):
             cols = np.flatnonzero(alphas == a)
-            solve = {"cholesky": self._solve_dense, "mixed": self._solve_mixed,
-                     "cg": self._solve_cg}[self.solver_]
-            gamma[:, cols] = solve(X, Yt[:, cols], a, s, u)
+            # (P S K S P + a I) gamma = P S y  (solvers.krr, eq. 1)
+            with progress_bar(self.verbose if self.solver_ != "cholesky" else 0,
+                              total=total.get(self.solver_, 1),
+                              desc=f"KernelRidge ({self.solver_})") as bar:
+                res = solve_krr(op, Yt[:, cols], a, weights=s, center=u, method=self.solver_,
+                                tol=self.tol, max_iter=self.max_iter,
+                                random_state=self.random_state,
+                                callback=_progress_callback(bar))
+            gamma[:, cols] = res.coef
+            if res.info["method"] != "cholesky":
+                self.n_iter_ = max(self.n_iter_, res.n_iter)
         beta = gamma if s is None else gamma * s[:, None]  # beta = S gamma
         if self.fit_intercept:
             # theta_0 = sum_i w_i (y_i - (K beta)_i) / sum_i w_i
@@ -264,115 +228,6 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.intercept_ = float(intercept[0]) if ravel else intercept
         self.X_fit_ = X
         return self
-
-    def _solve_dense(self, X, Yt, a, s, u):
-        # one n x n matrix: K -> S K S -> P K P -> + a I -> L (in place) -> solve
-        K = self.kernel_(X)
-        if s is not None:
-            _scale_inplace(K, s)
-        if u is not None:
-            r = K @ u
-            _center_inplace(K, u, r, float(u @ r))
-        K.flat[:: K.shape[0] + 1] += a
-        # a pivot below n * eps (relative) is rounding error (e.g. duplicated inputs with
-        # alpha = 0): jitter and a warning instead of a meaningless solve
-        L, _ = jitter_cholesky(
-            K, overwrite_a=True, what="regularized kernel matrix K + alpha I",
-            hint="increase alpha or use a kernel that is positive semi-definite",
-            min_pivot=K.shape[0] * float(np.finfo(K.dtype).eps),
-        )
-        return cho_solve(L, Yt)
-
-    def _operator(self, X, a, s, u):
-        """The map v -> (P S K S P + a I) v with K applied block by block (never formed)."""
-        # blocks of at most 256 MiB: next to the float32 factor of "mixed", the product's
-        # blocks stay small compared with one n x n float64 matrix
-        wm = min(256.0, float(sklearn.get_config()["working_memory"]))
-        op = KernelOperator(self.kernel_, X, working_memory=wm)
-
-        def scale(V):
-            return V if s is None else V * s.reshape((-1,) + (1,) * (V.ndim - 1))
-
-        def project(V):
-            return V if u is None else V - np.multiply.outer(u, u @ V)
-
-        def apply_A(V):
-            return project(scale(op @ scale(project(V)))) + a * V
-
-        return apply_A, scale, project
-
-    def _solve_cg(self, X, Yt, a, s, u):
-        apply_A, scale, project = self._operator(X, a, s, u)
-        M = self._nystrom_preconditioner(X, a, scale, project)
-        max_iter = 1000 if self.max_iter is None else int(self.max_iter)
-        with progress_bar(self.verbose, total=max_iter, desc="KernelRidge (cg)") as bar:
-            res = pcg(apply_A, Yt, M=M, tol=self.tol, max_iter=max_iter,
-                      callback=_progress_callback(bar))
-        self.n_iter_ = max(self.n_iter_, res.n_iter)
-        if not res.converged:
-            warnings.warn(
-                f"KernelRidge CG did not reach tol={self.tol:g} in {res.n_iter} iterations "
-                f"(relative residual {res.history[-1]:.2e}); increase max_iter or alpha.",
-                ConvergenceWarning, stacklevel=3,
-            )
-        return res.coef
-
-    def _solve_mixed(self, X, Yt, a, s, u):
-        # float32 Cholesky of K + a I (half the memory and about half the time of float64)
-        # used as the preconditioner of CG on the exact float64 system: the residual is
-        # computed in float64, so the solution is as accurate as the float64 solve (tol).
-        X32 = X.astype(np.float32)
-        K = self.kernel_(X32)
-        if s is not None:
-            _scale_inplace(K, s.astype(np.float32))
-        if u is not None:
-            u32 = u.astype(np.float32)
-            r = K @ u32
-            _center_inplace(K, u32, r, float(u32 @ r))
-        K.flat[:: K.shape[0] + 1] += np.float32(a)
-        with warnings.catch_warnings():  # a preconditioner: jitter only slows CG down
-            warnings.simplefilter("ignore")
-            L32, _ = jitter_cholesky(K, overwrite_a=True)
-        del K
-
-        def apply_M(R):
-            return cho_solve(L32, R.astype(np.float32)).astype(np.float64)
-
-        apply_A, _, _ = self._operator(X, a, s, u)
-        with progress_bar(self.verbose, total=100, desc="KernelRidge (mixed)") as bar:
-            res = pcg(apply_A, Yt, M=apply_M, tol=self.tol, max_iter=100,
-                      callback=_progress_callback(bar))
-        if not res.converged:  # ill-conditioned beyond float32: solve in float64 instead
-            del L32, apply_M
-            return self._solve_dense(X, Yt, a, s, u)
-        self.n_iter_ = max(self.n_iter_, res.n_iter)
-        return res.coef
-
-    def _nystrom_preconditioner(self, X, a, scale, project):
-        # K ~ U U^T with U = K_nm L_mm^-T (m landmarks); Woodbury:
-        # (U U^T + a I)^-1 = (I - U (a I + U^T U)^-1 U^T) / a
-        n = X.shape[0]
-        if a <= 0:
-            return None
-        rng = check_random_state(self.random_state)
-        m = min(n, 300)
-        idx = np.sort(rng.choice(n, m, replace=False))
-        Kmm = self.kernel_(X[idx])
-        with warnings.catch_warnings():  # a preconditioner only: jitter is harmless here
-            warnings.simplefilter("ignore")
-            Lm, _ = jitter_cholesky(Kmm, overwrite_a=True, what="landmark kernel matrix")
-        from scipy.linalg import solve_triangular
-
-        Knm = KernelOperator(self.kernel_, X, X[idx]).to_dense()
-        U = solve_triangular(Lm, Knm.T, lower=True).T  # U = K_nm L^-T
-        U = project(scale(U))
-        Lc, _ = jitter_cholesky(U.T @ U + a * np.eye(m), overwrite_a=True,
-                                what="Nystrom preconditioner")
-
-        def apply_M(R):
-            return (R - U @ cho_solve(Lc, U.T @ R)) / a
-
-        return apply_M
 
     # -------------------------------------------------------------- predict
     def predict(self, X) -> np.ndarray:

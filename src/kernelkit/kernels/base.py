@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
-__all__ = ["Hyperparameter", "Kernel", "Sum", "Product", "Scale"]
+__all__ = ["Hyperparameter", "Kernel", "Sum", "Product", "Scale", "Constant"]
 
 
 class Hyperparameter(NamedTuple):
@@ -101,6 +101,49 @@ class Kernel(BaseEstimator):
         for j, dK in enumerate(self.gradient(X, K)):
             G[:, :, j] = dK
         return K, G
+
+    # ------------------------------------------------- the seam other packages call
+    def check_input(self, X):
+        """Validate one input of this kernel (2-D float array for vector kernels).
+
+        What :meth:`block` expects: blockwise code (``kernelkit.linalg``) checks its inputs
+        once with this, then evaluates row blocks of them with :meth:`block`.
+        """
+        return self._check_input(X)
+
+    def check_pair(self, X, Y) -> None:
+        """Raise a ValueError if two checked inputs cannot be compared (feature counts)."""
+        self._check_pair(X, Y)
+
+    def block(self, X, Y=None) -> np.ndarray:
+        """The values ``K(X, Y)`` for two row blocks already passed through
+        :meth:`check_input` (no checks here: this is what runs once per block).
+
+        ``Y=None`` means ``K(X, X)``, whose diagonal is :meth:`diag` (White noise lands
+        there, not between a point and its copy in another block).
+        """
+        return self._compute(X, Y)
+
+    def exp_factors(self, X, Y=None) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(A, B)`` with ``K(X, Y) = exp(min(A B^T, 0))`` when this kernel is the
+        exponential of one matrix product (the RBF: its fast Gram path), else None.
+
+        Lets blockwise code form any tile of K with one GEMM and an in-place exp (row
+        caches, tiled Gram matrices) without knowing the kernel's type.
+        """
+        return None
+
+    @property
+    def is_constant(self) -> bool:
+        """Whether ``k(x, y) = value`` for every pair, ``value`` being the kernel's only
+        hyperparameter (so ``c * k`` scales instead of multiplying by a matrix of c)."""
+        return False
+
+    @property
+    def adds_to_diagonal(self) -> bool:
+        """Whether ``k(x, y) = 0`` for distinct points and ``K(X, X) = diag(diag(X))``
+        (white noise: a sum adds it to the diagonal instead of forming a matrix)."""
+        return False
 
     def _check_input(self, X):
         return _as_float_array(X)
@@ -263,30 +306,120 @@ class Kernel(BaseEstimator):
             K = self._compute(self._check_input(X), None)
         return _frobenius(W, K), self.gradient_dot(X, W, K)
 
-    # ------------------------------------------------------------------ algebra
-    def __add__(self, other):
-        if isinstance(other, numbers.Number):
-            from .special import Constant
+    # ------------------------------------------- rectangular and diagonal contractions
+    def cross_gradient_dot(self, X, Y, W: np.ndarray, K: np.ndarray | None = None
+                           ) -> np.ndarray:
+        """``g_j = sum_ik W_ik (dK(X, Y)/dtheta_j)_ik`` for a rectangular pair ``(X, Y)``.
 
-            other = Constant(float(other))
-        return Sum(self, _as_kernel(other))
+        The contraction behind the sparse-GP gradient (``dK_nM/dtheta``) without an
+        ``(n, m, p)`` tensor. Sums, products, scales, Constant, White and RBF have closed
+        forms; the fallback takes the off-diagonal block of the square gradient of the
+        stacked rows ``[X; Y]``, contracted with ``[[0, W/2], [W^T/2, 0]]``
+        (``O((n + m)^2)`` per call: pass row blocks).
+
+        Parameters
+        ----------
+        X : array of shape (n, d)
+        Y : array of shape (m, d)
+        W : ndarray of shape (n, m)
+        K : ndarray of shape (n, m), optional
+            This kernel's ``K(X, Y)``, if already computed.
+
+        Returns
+        -------
+        ndarray of shape (n_dims,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kernelkit.kernels import Matern
+        >>> X, Y = np.array([[0.0], [1.0]]), np.array([[0.5]])
+        >>> k = Matern(1.0, nu=2.5)
+        >>> g = k.cross_gradient_dot(X, Y, np.ones((2, 1)))
+        >>> h = 1e-6; kp = Matern(np.exp(h), nu=2.5); km = Matern(np.exp(-h), nu=2.5)
+        >>> bool(np.isclose(g[0], (kp(X, Y) - km(X, Y)).sum() / (2 * h)))
+        True
+        """
+        if not self.n_dims:
+            return np.empty(0)
+        X, Y = self._check_input(X), self._check_input(Y)
+        n = len(X)
+        S = np.zeros((n + len(Y),) * 2)
+        S[:n, n:] = 0.5 * W  # S symmetric: sum S * dK = sum W * dK(X, Y)
+        S[n:, :n] = 0.5 * np.asarray(W).T
+        return self.gradient_dot(np.concatenate([X, Y]), S)
+
+    def _value_and_cross_gradient_dot(self, X, Y, W, K=None) -> tuple[float, np.ndarray]:
+        """``(sum W * K(X, Y), cross_gradient_dot(X, Y, W, K))`` (for scales and products)."""
+        if K is None:
+            K = self._compute(self._check_input(X), self._check_input(Y))
+        return float(np.sum(W * K)), self.cross_gradient_dot(X, Y, W, K)
+
+    def diag_gradient_dot(self, X, w: np.ndarray) -> np.ndarray:
+        """``g_j = sum_i w_i d k(x_i, x_i) / dtheta_j``: the contraction of ``d diag(K)``.
+
+        Kernels whose diagonal does not depend on ``theta`` (the stationary ones) return
+        zeros at once; the fallback contracts the square gradient of small row blocks with
+        ``diag(w)``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kernelkit.kernels import RBF
+        >>> (3.0 * RBF()).diag_gradient_dot(np.zeros((4, 2)), np.ones(4)).tolist()
+        [12.0, 0.0]
+        """
+        g = np.zeros(self.n_dims)
+        if not self.n_dims:
+            return g
+        X = self._check_input(X)
+        w = np.asarray(w, dtype=float)
+        for a in range(0, len(X), 256):
+            g += self.gradient_dot(X[a : a + 256], np.diag(w[a : a + 256]))
+        return g
+
+    def input_gradient_dot(self, X, Y, W: np.ndarray, K: np.ndarray | None = None
+                           ) -> np.ndarray:
+        """``G_j = sum_i W_ij d k(x_i, y_j) / d y_j``: the gradient of ``sum W * K(X, Y)``
+        with respect to the rows of ``Y`` (inducing-point locations), shape ``(m, d)``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kernelkit.kernels import RBF
+        >>> X, Y = np.array([[0.0], [1.0]]), np.array([[0.5]])
+        >>> g = RBF(1.0).input_gradient_dot(X, Y, np.ones((2, 1)))
+        >>> float(g[0, 0])  # the two terms cancel by symmetry
+        0.0
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} has no gradient with respect to its inputs; learned "
+            "inducing points need one (RBF, Linear, Constant, White and their sums, "
+            "products and scales have it)."
+        )
+
+    # ------------------------------------------------------------------ algebra
+    # a kernel composes with a kernel or a number; anything else (a string, a scikit-learn
+    # kernel) is resolved first with kernelkit.kernels.resolve_kernel
+    def __add__(self, other):
+        if _is_number(other):
+            return Sum(self, Constant(float(other)))
+        return Sum(self, _as_kernel(other, "+"))
 
     def __radd__(self, other):
-        if isinstance(other, numbers.Number):
-            from .special import Constant
-
+        if _is_number(other):
             return Sum(Constant(float(other)), self)
-        return Sum(_as_kernel(other), self)
+        return Sum(_as_kernel(other, "+"), self)
 
     def __mul__(self, other):
-        if isinstance(other, numbers.Number):
+        if _is_number(other):
             return Scale(self, float(other))
-        return Product(self, _as_kernel(other))
+        return Product(self, _as_kernel(other, "*"))
 
     def __rmul__(self, other):
-        if isinstance(other, numbers.Number):
+        if _is_number(other):
             return Scale(self, float(other))
-        return Product(_as_kernel(other), self)
+        return Product(_as_kernel(other, "*"), self)
 
     def __eq__(self, other):
         if type(self) is not type(other):
@@ -302,28 +435,36 @@ class Kernel(BaseEstimator):
     __hash__ = object.__hash__
 
 
+def _float_dtype(X):
+    """float32 for float32 input, float64 otherwise (inputs need not be arrays here)."""
+    return np.float32 if getattr(X, "dtype", None) == np.float32 else np.float64
+
+
 def _frobenius(A: np.ndarray, B: np.ndarray) -> float:
     """``sum_ik A_ik B_ik`` for symmetric ``A`` and ``B`` (so either memory order will do)."""
     return float(np.dot(A.ravel(order="K"), B.ravel(order="K")))
 
 
 def _constant_factor(k1: Kernel, k2: Kernel):
-    """``(constant, other)`` when one factor of a product is a Constant kernel, else None."""
-    from .special import Constant
-
-    if isinstance(k1, Constant):
+    """``(constant, other)`` when one factor of a product is constant, else None."""
+    if k1.is_constant:
         return k1, k2
-    if isinstance(k2, Constant):
+    if k2.is_constant:
         return k2, k1
     return None
 
 
-def _as_kernel(obj) -> Kernel:
+def _is_number(obj) -> bool:
+    return isinstance(obj, numbers.Number)
+
+
+def _as_kernel(obj, op: str) -> Kernel:
     if isinstance(obj, Kernel):
         return obj
-    from ._resolve import resolve_kernel
-
-    return resolve_kernel(obj)
+    raise TypeError(
+        f"A kernel composes with a kernel or a number under {op!r}; got {obj!r}. "
+        "Turn it into a kernel first with kernelkit.kernels.resolve_kernel."
+    )
 
 
 class _Binary(Kernel):
@@ -354,15 +495,13 @@ class Sum(_Binary):
     """``k1 + k2``: the sum of two PSD kernels is PSD (RKHS of the sum of feature maps)."""
 
     def _compute(self, X, Y):
-        from .special import White
-
-        # White(X, Y) is zero between different sets and noise * I on one set: no n x n
+        # white noise is zero between different sets and diag(X) on one set: no n x n
         # matrix of its own either way
         for white, other in ((self.k2, self.k1), (self.k1, self.k2)):
-            if isinstance(white, White):
+            if white.adds_to_diagonal:
                 K = other._compute(X, Y)
                 if Y is None:
-                    K[np.diag_indices_from(K)] += white.noise_level
+                    K[np.diag_indices_from(K)] += white.diag(X)
                 return K
         K = self.k1._compute(X, Y)
         K += self.k2._compute(X, Y)
@@ -379,6 +518,18 @@ class Sum(_Binary):
     def gradient_dot(self, X, W, K=None):
         # sum W * d(K1 + K2)/dtheta = [sum W * dK1/dtheta1, sum W * dK2/dtheta2]
         return np.concatenate([self.k1.gradient_dot(X, W), self.k2.gradient_dot(X, W)])
+
+    def cross_gradient_dot(self, X, Y, W, K=None):
+        # sum W * d(K1 + K2)(X, Y)/dtheta = [k1's contraction, k2's contraction]
+        return np.concatenate([self.k1.cross_gradient_dot(X, Y, W),
+                               self.k2.cross_gradient_dot(X, Y, W)])
+
+    def diag_gradient_dot(self, X, w):
+        return np.concatenate([self.k1.diag_gradient_dot(X, w), self.k2.diag_gradient_dot(X, w)])
+
+    def input_gradient_dot(self, X, Y, W, K=None):
+        # d(K1 + K2)/dy = dK1/dy + dK2/dy
+        return self.k1.input_gradient_dot(X, Y, W) + self.k2.input_gradient_dot(X, Y, W)
 
 
 class Product(_Binary):
@@ -427,6 +578,100 @@ class Product(_Binary):
         g1 = self.k1.gradient_dot(X, W * K2, K1) if self.k1.n_dims else np.empty(0)
         g2 = self.k2.gradient_dot(X, W * K1, K2) if self.k2.n_dims else np.empty(0)
         return np.concatenate([g1, g2])
+
+    def _factor_blocks(self, X, Y):
+        X1, X2 = self.k1._check_input(X), self.k2._check_input(X)
+        return (self.k1._compute(X1, self.k1._check_input(Y)),
+                self.k2._compute(X2, self.k2._check_input(Y)))
+
+    def cross_gradient_dot(self, X, Y, W, K=None):
+        if not self.n_dims:
+            return np.empty(0)
+        pair = _constant_factor(self.k1, self.k2)
+        if pair is not None:
+            const, other = pair
+            # d(c Ko)/dlog c = c Ko ;  d(c Ko)/dtheta_o = c dKo/dtheta_o (Ko = K / c reused)
+            inner = K / const.value if K is not None and const.value > 0 else None
+            s, go = other._value_and_cross_gradient_dot(X, Y, W, inner)
+            gc = np.array([const.value * s] if const.n_dims else [])
+            go = const.value * go
+            return np.concatenate([gc, go] if const is self.k1 else [go, gc])
+        # sum W * (dK1 * K2) = sum (W * K2) * dK1, and likewise for k2
+        K1, K2 = self._factor_blocks(X, Y)
+        g1 = self.k1.cross_gradient_dot(X, Y, W * K2, K1) if self.k1.n_dims else np.empty(0)
+        g2 = self.k2.cross_gradient_dot(X, Y, W * K1, K2) if self.k2.n_dims else np.empty(0)
+        return np.concatenate([g1, g2])
+
+    def diag_gradient_dot(self, X, w):
+        # d(k1_ii k2_ii) = dk1_ii k2_ii + k1_ii dk2_ii
+        w = np.asarray(w, dtype=float)
+        return np.concatenate([self.k1.diag_gradient_dot(X, w * self.k2.diag(X)),
+                               self.k2.diag_gradient_dot(X, w * self.k1.diag(X))])
+
+    def input_gradient_dot(self, X, Y, W, K=None):
+        # d(K1 * K2)/dy = dK1/dy * K2 + K1 * dK2/dy
+        K1, K2 = self._factor_blocks(X, Y)
+        return (self.k1.input_gradient_dot(X, Y, W * K2, K1)
+                + self.k2.input_gradient_dot(X, Y, W * K1, K2))
+
+
+class Constant(Kernel):
+    """Constant kernel k(x, y) = value (a prior variance on a constant offset).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import Constant
+    >>> Constant(2.0)(np.zeros((2, 1)))
+    array([[2., 2.],
+           [2., 2.]])
+    """
+
+    _hyperparameters = ("value",)
+
+    def __init__(self, value=1.0, value_bounds=(1e-5, 1e5)):
+        self.value = value
+        self.value_bounds = value_bounds
+
+    def is_stationary(self):
+        return True
+
+    @property
+    def is_constant(self) -> bool:
+        return True
+
+    @property
+    def requires_vector_input(self):
+        return False
+
+    def _check_input(self, X):
+        return X if not hasattr(X, "ndim") or X.ndim != 2 else _as_float_array(X)
+
+    def _compute(self, X, Y):
+        m = len(X) if Y is None else len(Y)
+        dtype = getattr(X, "dtype", np.float64)
+        dtype = dtype if dtype in (np.float32, np.float64) else np.float64
+        return np.full((len(X), m), self.value, dtype=dtype)
+
+    def diag(self, X):
+        return np.full(len(X), self.value, dtype=_float_dtype(X))
+
+    def _gradient(self, X, K, name):
+        yield np.full((len(X), len(X)), self.value)
+
+    def gradient_dot(self, X, W, K=None):
+        # dK/dlog c = c 11^T, so sum W * dK = c sum W
+        return np.array([self.value * float(np.sum(W))] if self.n_dims else [])
+
+    def cross_gradient_dot(self, X, Y, W, K=None):
+        return self.gradient_dot(X, W)  # the same c sum W for any pair
+
+    def diag_gradient_dot(self, X, w):
+        # d k(x, x)/dlog c = c
+        return np.array([self.value * float(np.sum(w))] if self.n_dims else [])
+
+    def input_gradient_dot(self, X, Y, W, K=None):
+        return np.zeros(np.shape(Y), dtype=np.float64)
 
 
 class Scale(Kernel):
@@ -498,3 +743,24 @@ class Scale(Kernel):
         s, rest = self.kernel._value_and_gradient_dot(X, W, inner)
         own = [self.scale * s] if not self.hyperparameters[0].fixed else []
         return np.concatenate([np.array(own), self.scale * rest])
+
+    def cross_gradient_dot(self, X, Y, W, K=None):
+        if not self.n_dims:
+            return np.empty(0)
+        inner = K / self.scale if K is not None and self.scale > 0 else None
+        # d(c Ki)/dlog c = c Ki ;  d(c Ki)/dtheta_k = c dKi/dtheta_k
+        s, rest = self.kernel._value_and_cross_gradient_dot(X, Y, W, inner)
+        own = [self.scale * s] if not self.hyperparameters[0].fixed else []
+        return np.concatenate([np.array(own), self.scale * rest])
+
+    def diag_gradient_dot(self, X, w):
+        if not self.n_dims:
+            return np.empty(0)
+        w = np.asarray(w, dtype=float)
+        own = ([self.scale * float(w @ self.kernel.diag(self._check_input(X)))]
+               if not self.hyperparameters[0].fixed else [])
+        return np.concatenate([np.array(own), self.scale * self.kernel.diag_gradient_dot(X, w)])
+
+    def input_gradient_dot(self, X, Y, W, K=None):
+        inner = K / self.scale if K is not None and self.scale > 0 else None
+        return self.scale * self.kernel.input_gradient_dot(X, Y, W, inner)

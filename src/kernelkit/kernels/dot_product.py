@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import _distances as dist
 from .base import Kernel
 
@@ -9,7 +11,7 @@ __all__ = ["Linear", "Polynomial"]
 
 
 class Linear(Kernel):
-    """Linear kernel k(x, y) = x . y (the kernel of ordinary/ridge regression).
+    """Linear kernel ``k(x, y) = <x, y>`` (the kernel of ordinary/ridge regression).
 
     Examples
     --------
@@ -29,9 +31,13 @@ class Linear(Kernel):
         X = self._check_input(X)
         return dist.row_norms_sq(X)
 
+    def input_gradient_dot(self, X, Y, W, K=None):
+        # d (x . y)/dy = x, so G = W^T X
+        return np.asarray(W, dtype=np.float64).T @ self._check_input(X)
+
 
 class Polynomial(Kernel):
-    """Polynomial kernel k(x, y) = (gamma x . y + coef0)^degree.
+    """Polynomial kernel ``k(x, y) = (gamma <x, y> + coef0)^degree``.
 
     ``gamma`` and ``coef0`` are hyperparameters (log space); ``degree`` is not.
     ``coef0 = 0`` (homogeneous kernel) is kept fixed since it has no logarithm.

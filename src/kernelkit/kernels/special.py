@@ -12,59 +12,9 @@ from collections.abc import Callable
 import numpy as np
 
 from . import _distances as dist
-from .base import Kernel, _as_float_array
+from .base import Constant, Kernel, _as_float_array, _float_dtype
 
 __all__ = ["Constant", "White", "Precomputed", "FeatureMap", "Pairwise", "SklearnKernel"]
-
-
-def _float_dtype(X):
-    """float32 for float32 input, float64 otherwise (inputs need not be arrays here)."""
-    return np.float32 if getattr(X, "dtype", None) == np.float32 else np.float64
-
-
-class Constant(Kernel):
-    """Constant kernel k(x, y) = value (a prior variance on a constant offset).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from kernelkit.kernels import Constant
-    >>> Constant(2.0)(np.zeros((2, 1)))
-    array([[2., 2.],
-           [2., 2.]])
-    """
-
-    _hyperparameters = ("value",)
-
-    def __init__(self, value=1.0, value_bounds=(1e-5, 1e5)):
-        self.value = value
-        self.value_bounds = value_bounds
-
-    def is_stationary(self):
-        return True
-
-    @property
-    def requires_vector_input(self):
-        return False
-
-    def _check_input(self, X):
-        return X if not hasattr(X, "ndim") or X.ndim != 2 else _as_float_array(X)
-
-    def _compute(self, X, Y):
-        m = len(X) if Y is None else len(Y)
-        dtype = getattr(X, "dtype", np.float64)
-        dtype = dtype if dtype in (np.float32, np.float64) else np.float64
-        return np.full((len(X), m), self.value, dtype=dtype)
-
-    def diag(self, X):
-        return np.full(len(X), self.value, dtype=_float_dtype(X))
-
-    def _gradient(self, X, K, name):
-        yield np.full((len(X), len(X)), self.value)
-
-    def gradient_dot(self, X, W, K=None):
-        # dK/dlog c = c 11^T, so sum W * dK = c sum W
-        return np.array([self.value * float(np.sum(W))] if self.n_dims else [])
 
 
 class White(Kernel):
@@ -86,6 +36,10 @@ class White(Kernel):
         self.noise_level_bounds = noise_level_bounds
 
     def is_stationary(self):
+        return True
+
+    @property
+    def adds_to_diagonal(self) -> bool:
         return True
 
     @property
@@ -111,6 +65,17 @@ class White(Kernel):
     def gradient_dot(self, X, W, K=None):
         # dK/dlog s = s I, so sum W * dK = s tr W
         return np.array([self.noise_level * float(np.trace(W))] if self.n_dims else [])
+
+    def cross_gradient_dot(self, X, Y, W, K=None):
+        # K(X, Y) = 0 between different sets
+        return np.zeros(self.n_dims)
+
+    def diag_gradient_dot(self, X, w):
+        # d k(x, x)/dlog s = s
+        return np.array([self.noise_level * float(np.sum(w))] if self.n_dims else [])
+
+    def input_gradient_dot(self, X, Y, W, K=None):
+        return np.zeros(np.shape(Y), dtype=np.float64)
 
 
 class Precomputed(Kernel):
@@ -143,7 +108,7 @@ class Precomputed(Kernel):
 
 
 class FeatureMap(Kernel):
-    """Kernel of an explicit finite feature map: k(x, y) = phi(x) . phi(y).
+    """Kernel of an explicit finite feature map: ``k(x, y) = <phi(x), phi(y)>``.
 
     Parameters
     ----------

@@ -51,6 +51,10 @@ class _LengthScaleKernel(Kernel):
             col = Xs[:, d]
             yield (col[:, None] - col[None, :]) ** 2
 
+    def diag_gradient_dot(self, X, w):
+        # k(x, x) = 1 whatever the length scale (and alpha, periodicity)
+        return np.zeros(self.n_dims)
+
 
 class RBF(_LengthScaleKernel):
     """Squared-exponential kernel k(x, y) = exp(-||x - y||^2 / (2 l^2)).
@@ -80,12 +84,16 @@ class RBF(_LengthScaleKernel):
         self.length_scale = length_scale
         self.length_scale_bounds = length_scale_bounds
 
-    def _compute(self, X, Y):
-        # k = exp(-1/2 ||x/l - y/l||^2) with -1/2 ||x - y||^2 = [x, ||x||^2, 1].[y, -1/2,
-        # -1/2 ||y||^2]: one GEMM gives the exponent, then NumPy's SIMD exp in place
+    def exp_factors(self, X, Y=None):
+        # -1/2 ||x/l - y/l||^2 = [x/l, ||x/l||^2, 1] . [y/l, -1/2, -1/2 ||y/l||^2]
         Xs = self._scaled(X)
-        B = dist.gram(dist.augmented(Xs, left=True),
-                      dist.augmented(Xs if Y is None else self._scaled(Y), left=False))
+        return (dist.augmented(Xs, left=True),
+                dist.augmented(Xs if Y is None else self._scaled(Y), left=False))
+
+    def _compute(self, X, Y):
+        # k = exp(-1/2 ||x/l - y/l||^2): one GEMM of the exp_factors gives the exponent,
+        # then NumPy's SIMD exp in place
+        B = dist.gram(*self.exp_factors(X, Y))
         np.minimum(B, 0.0, out=B)  # clip rounding: ||x - y||^2 >= 0
         np.exp(B, out=B)
         if Y is None:
@@ -123,6 +131,44 @@ class RBF(_LengthScaleKernel):
         if not self.n_dims:
             return s, np.empty(0)
         return s, per_feature if self.anisotropic else np.array([per_feature.sum()])
+
+    def _scaled_pair(self, X, Y):
+        """``X / l`` and ``Y / l`` shifted by the mean of ``Y / l`` (distances unchanged,
+        the rounding of the expanded squares smaller)."""
+        Xs = self._scaled(self._check_input(X)).astype(np.float64)
+        Ys = self._scaled(self._check_input(Y)).astype(np.float64)
+        shift = Ys.mean(axis=0)
+        return Xs - shift, Ys - shift
+
+    def cross_gradient_dot(self, X, Y, W, K=None):
+        if not self.n_dims:
+            return np.empty(0)
+        return self._value_and_cross_gradient_dot(X, Y, W, K)[1]
+
+    def _value_and_cross_gradient_dot(self, X, Y, W, K=None):
+        # dK/dlog l_f = K * (x_f - y_f)^2 / l_f^2; with E = W * K:
+        # sum_ij E_ij (x_if - y_jf)^2 = sum_i r_i x_if^2 + sum_j c_j y_jf^2 - 2 (X^T E Y)_ff
+        if K is None:
+            K = self._compute(self._check_input(X), self._check_input(Y))
+        E = np.multiply(W, K, dtype=np.float64)
+        Xs, Ys = self._scaled_pair(X, Y)
+        r, c = E.sum(axis=1), E.sum(axis=0)
+        per_feature = r @ Xs**2 + c @ Ys**2 - 2.0 * np.einsum("if,if->f", Xs, E @ Ys)
+        if not self.n_dims:
+            return float(r.sum()), np.empty(0)
+        return float(r.sum()), per_feature if self.anisotropic else np.array([per_feature.sum()])
+
+    def input_gradient_dot(self, X, Y, W, K=None):
+        # d k(x, y)/d y_f = k (x_f - y_f) / l_f^2, so with E = W * K:
+        # G_jf = ((E^T X / l)_jf - c_j (y_jf / l_f)) / l_f
+        if K is None:
+            K = self._compute(self._check_input(X), self._check_input(Y))
+        E = np.multiply(W, K, dtype=np.float64)
+        Xs, Ys = self._scaled_pair(X, Y)
+        G = E.T @ Xs
+        G -= E.sum(axis=0)[:, None] * Ys
+        ls = np.asarray(self.length_scale, dtype=np.float64).reshape(-1)
+        return G / ls
 
 
 class Laplacian(_LengthScaleKernel):

@@ -60,9 +60,9 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
-    component_indices_ : ndarray of shape (n_components_,)
-    normalization_ : ndarray of shape (n_components_, n_components_)
+    components_ : ndarray of shape ``(n_components_, n_features)``
+    component_indices_ : ndarray of shape ``(n_components_,)``
+    normalization_ : ndarray of shape ``(n_components_, n_components_)``
         ``K_MM^-1/2`` (eigenvalues clipped at 1e-12, as scikit-learn).
     kernel_ : Kernel
     n_features_in_ : int
@@ -140,7 +140,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape ``(n_samples, n_components_)``
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)

@@ -27,10 +27,9 @@ from .._validation import (
     validate_data,
 )
 from ..kernels import Precomputed
-from ..linalg import KernelOperator
-from ..linalg.operator import _is_dask_array
+from ..linalg import ArrayRows, DaskRows, fits_in_memory, is_dask_array
+from ..linalg.blocks import ROW_QUANTUM, block_rows
 from ..solvers.nystrom import FalkonPreconditioner, solve_falkon
-from ._blocks import BlockKernelOperator, falkon_block_rows
 
 __all__ = ["NystromKernelRidge"]
 
@@ -91,15 +90,15 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
 
     Attributes
     ----------
-    dual_coef_ : ndarray of shape (n_centers_,) or (n_centers_, n_targets)
-    centers_ : ndarray of shape (n_centers_, n_features)
-    center_indices_ : ndarray of shape (n_centers_,)
+    dual_coef_ : ndarray of shape ``(n_centers_,)`` or ``(n_centers_, n_targets)``
+    centers_ : ndarray of shape ``(n_centers_, n_features)``
+    center_indices_ : ndarray of shape ``(n_centers_,)``
         Rows of X used as centers (sorted).
     n_centers_ : int
     kernel_ : Kernel
     n_iter_ : int
     converged_ : bool
-    history_ : ndarray of shape (n_iter_ + 1,)
+    history_ : ndarray of shape ``(n_iter_ + 1,)``
         Relative residual of the preconditioned system, starting at iteration 0.
     n_features_in_ : int
 
@@ -216,67 +215,32 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self
         """
         self._check_params()
-        if _is_dask_array(X) or _is_dask_array(y):
-            return self._fit_dask(X, y)
-        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES, multi_output=True, y_numeric=True)
-        dtype = self._work_dtype(X.dtype)
-        X = X.astype(dtype, copy=False)
-        y = np.asarray(y, dtype=dtype)
-        self.kernel_ = self._resolve_kernel(X.shape[1])
-        self.center_indices_ = self._select_centers(X.shape[0])
-        centers = X[self.center_indices_]
-        rows = self._block_rows(X.shape[0], len(centers), X.dtype)
+        rows, y = self._fit_rows(X, y)
+        self.kernel_ = self._resolve_kernel(rows.n_features)
+        self.center_indices_ = self._select_centers(rows.n_rows)
+        centers = rows.take(self.center_indices_)
+        itemsize = rows.dtype.itemsize
+        # fixed blocks that depend on the sizes only: the same partials in every process
+        block = block_rows(len(centers), itemsize, self._block_mib(), n_rows=rows.n_rows,
+                           quantum=ROW_QUANTUM)
         # K_nM is formed once and kept across the CG passes when it fits in the working
         # memory (as Falkon does for small problems); otherwise once per pass
-        keep = X.shape[0] * len(centers) * X.dtype.itemsize <= self._memory_mib() * 2**20
-        knm = BlockKernelOperator(self.kernel_, X, centers, rows, keep_blocks=keep)
+        keep = fits_in_memory(rows.n_rows * len(centers) * itemsize, self._memory_mib())
+        knm = rows.kernel_operator(self.kernel_, centers, block, keep_blocks=keep)
         return self._solve(knm, centers, y)
 
-    def _fit_dask(self, X, y):
-        from ._dask import (
-            DaskBlockKernelOperator,
-            align_row_chunks,
-            as_row_chunked,
-            check_finite_chunks,
-            get_running_client,
-            persist_rows,
-        )
-
-        client = get_running_client(type(self).__name__)
-        if not _is_dask_array(X):
-            raise ValueError("When y is a dask array, X must be a dask array too.")
-        if X.ndim != 2:
-            raise ValueError(f"Expected a 2-D X (n_samples, n_features); got shape {X.shape}.")
+    def _fit_rows(self, X, y):
+        """Where the rows live (:mod:`kernelkit.linalg.sources`), in the working dtype,
+        and y aligned with them."""
+        if is_dask_array(X) or is_dask_array(y):
+            if hasattr(self, "feature_names_in_"):  # from an earlier fit on a DataFrame
+                del self.feature_names_in_
+            rows, y = DaskRows.for_fit(X, y, self._work_dtype, type(self).__name__)
+            self.n_features_in_ = rows.n_features
+            return rows, y
+        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES, multi_output=True, y_numeric=True)
         dtype = self._work_dtype(X.dtype)
-        X = as_row_chunked(X, "X", dtype=dtype)
-        n, d = X.shape
-        if n == 0 or d == 0:
-            raise ValueError(f"Found array with shape {X.shape}; at least one row and column "
-                             "are required.")
-        if np.ndim(y) not in (1, 2) or np.shape(y)[0] != n:
-            raise ValueError(f"X has {n} rows but y has shape {np.shape(y)}; y must have "
-                             "one row per row of X.")
-        y = as_row_chunked(y, "y", dtype=dtype, n_rows_chunks=X.chunks[0])
-        self.n_features_in_ = int(d)
-        if hasattr(self, "feature_names_in_"):  # from an earlier fit on a DataFrame
-            del self.feature_names_in_
-        self.kernel_ = self._resolve_kernel(d)
-        X, x_chunks, offsets = persist_rows(client, X)
-        y, y_chunks, _ = persist_rows(client, y)
-        check_finite_chunks(client, x_chunks, offsets, "X")
-        check_finite_chunks(client, y_chunks, offsets, "y")
-        self.center_indices_ = self._select_centers(n)
-        centers = np.asarray(X[self.center_indices_].compute())
-        # chunks made whole numbers of the single-process row blocks, so that both paths
-        # compute the same partial products and add them in the same order
-        rows = self._block_rows(n, len(centers), X.dtype)
-        X = align_row_chunks(X, rows)
-        y = as_row_chunked(y, "y", dtype=dtype, n_rows_chunks=X.chunks[0])
-        knm = DaskBlockKernelOperator(self.kernel_, X, centers, rows)
-        return self._solve(knm, centers, y)
-
-    def _block_rows(self, n: int, n_centers: int, dtype) -> int:
-        return falkon_block_rows(n, n_centers, np.dtype(dtype).itemsize, self._block_mib())
+        return ArrayRows(X.astype(dtype, copy=False)), np.asarray(y, dtype=dtype)
 
     def _solve(self, knm, centers, y):
         # kernel blocks in the working dtype; their products are summed in float64 and the
@@ -319,20 +283,13 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         ndarray of shape (n_samples,) or (n_samples, n_targets)
         """
         check_is_fitted(self)
-        if _is_dask_array(X):
-            from ._dask import as_row_chunked, get_running_client, predict_chunks
-
-            get_running_client(type(self).__name__)  # dask X runs on the current Client
-            X = as_row_chunked(X, "X", dtype=self.dual_coef_.dtype)
-            if X.ndim != 2 or X.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has shape {X.shape} but {type(self).__name__} is "
-                                 f"expecting {self.n_features_in_} features.")
-            return predict_chunks(X, self.centers_, self.kernel_, self.dual_coef_,
-                                  self._block_mib())
-        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
-        X = X.astype(self.dual_coef_.dtype, copy=False)
-        op = KernelOperator(self.kernel_, X, self.centers_, working_memory=self._block_mib())
-        return op @ self.dual_coef_
+        if is_dask_array(X):
+            rows = DaskRows.for_predict(X, self.dual_coef_.dtype, self.n_features_in_,
+                                        type(self).__name__)
+        else:
+            X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
+            rows = ArrayRows(X.astype(self.dual_coef_.dtype, copy=False))
+        return rows.predict(self.kernel_, self.centers_, self.dual_coef_, self._block_mib())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -1,13 +1,36 @@
-"""Kernel algebra: blockwise operators, jittered Cholesky, PCG, eigen solvers."""
+"""Memory: every kernel block, blockwise operators, where rows live, jittered Cholesky,
+PCG, eigen solvers.
 
+- :mod:`~kernelkit.linalg.blocks`: THE block plan (rows per block from the sizes and the
+  working memory), the blockwise map and the partial-sum reduction;
+- :class:`KernelOperator`: products with ``K(X, Y)`` in row blocks (in memory, or over
+  the chunks of a dask array, :mod:`~kernelkit.linalg.dask_rows`);
+- :mod:`~kernelkit.linalg.sources`: the data seam, where the rows of X live;
+- :class:`KernelRows`: kernel rows (whole matrix or LRU cache) for the dual solvers.
+"""
+
+from .blocks import block_rows, block_slices, fits_in_memory, map_blocks, sum_partials
 from .cg import pcg
 from .cholesky import cho_inverse, cho_logdet, cho_solve, jitter_cholesky
+from .dask_rows import DaskRows, is_dask_array
 from .eig import top_eigh
-from .operator import KernelOperator, block_rows
+from .operator import KernelOperator
+from .rows import KernelRows, as_kernel_rows
+from .sources import ArrayRows, RowSource
 
 __all__ = [
     "KernelOperator",
+    "KernelRows",
+    "as_kernel_rows",
+    "RowSource",
+    "ArrayRows",
+    "DaskRows",
+    "is_dask_array",
     "block_rows",
+    "block_slices",
+    "fits_in_memory",
+    "map_blocks",
+    "sum_partials",
     "jitter_cholesky",
     "cho_solve",
     "cho_inverse",

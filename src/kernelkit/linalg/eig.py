@@ -17,8 +17,8 @@ import scipy.linalg
 from scipy.sparse.linalg import lobpcg
 from sklearn.utils import check_random_state
 
+from .._threads import limit_blas
 from ..exceptions import ConvergenceWarning
-from .operator import _controller
 
 __all__ = ["top_eigh"]
 
@@ -117,7 +117,7 @@ def top_eigh(
         threads = 1 if n <= _SERIAL_DENSE_N else None
         if overwrite_a and A.flags.c_contiguous and not A.flags.f_contiguous:
             A = A.T  # the same symmetric matrix in Fortran order: LAPACK overwrites, no copy
-        with _controller().limit(limits=threads, user_api="blas"):
+        with limit_blas(threads):
             if n_components == n:
                 # every eigenpair: divide and conquer (syevd)
                 w, V = scipy.linalg.eigh(A, overwrite_a=overwrite_a, check_finite=False,
@@ -179,17 +179,16 @@ def _block_krylov(A, k, n_oversamples, n_iter, tol, max_iter, random_state):
     adaptive = n_iter is None
     steps = (200 if max_iter is None else max_iter) if adaptive else max(int(n_iter), 0) + 1
     max_basis = min(n, max(8 * b, 4 * k + 64))  # thick restart when the basis gets this wide
-    serial = _controller()
     # the basis Q and A Q live in two preallocated n x max_basis buffers (O(n k) memory)
     Qbuf = np.empty((n, max_basis), dtype=dtype, order="F")
     AQbuf = np.empty((n, max_basis), dtype=dtype, order="F")
-    with serial.limit(limits=1, user_api="blas"):
+    with limit_blas(1):
         Qbuf[:, :b] = _orthonormalize(rng.standard_normal((n, b)).astype(dtype), None)
     AQbuf[:, :b] = _sym_matmul(A, Qbuf[:, :b])
     Tbuf = np.empty((max_basis, max_basis), dtype=dtype)
     m, new, n_products, converged, t_m = b, b, 1, False, 0
     for step in range(steps):
-        with serial.limit(limits=_THIN_THREADS, user_api="blas"):
+        with limit_blas(_THIN_THREADS):
             Qa, AQa = Qbuf[:, :m], AQbuf[:, :m]
             last = step == steps - 1 or m >= n
             if adaptive or last:

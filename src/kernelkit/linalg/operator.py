@@ -1,59 +1,33 @@
 """KernelOperator: products with a kernel matrix computed in row blocks.
 
 No block is larger than ``sklearn.get_config()["working_memory"]`` MiB, so ``K @ V`` for
-n = 200,000 needs O(block) memory instead of an n x n matrix (Falkon's ``mmv``).
+n = 200,000 needs O(block) memory instead of an n x n matrix (Falkon's ``mmv``). The block
+plan, the threaded map over blocks and the partial sums are :mod:`kernelkit.linalg.blocks`.
+
+Two ways to cut the rows: adaptive blocks (as large as working memory allows, one per
+thread) for plain products, or *fixed* blocks (``block_rows``, starting at row 0, whatever
+the threads) whose transposed products are float64 sums of the per-block partials in
+block order: the same floating-point operations in one process, on any number of threads
+and on a dask cluster (:mod:`kernelkit.linalg.dask_rows`), bit for bit.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator
 
 import numpy as np
-import sklearn
 from scipy.sparse.linalg import LinearOperator
 
 from ..kernels import resolve_kernel
+from .blocks import (
+    block_rows,
+    block_slices,
+    map_blocks,
+    parallel_threads,
+    sum_partials,
+)
 
 __all__ = ["KernelOperator", "block_rows"]
-
-# products with fewer kernel entries than this run on the calling thread
-PARALLEL_MIN_ENTRIES = 200_000
-
-
-def _is_dask_array(X) -> bool:
-    """Whether ``X`` is a dask array, without importing dask."""
-    return type(X).__module__.startswith("dask.") and hasattr(X, "chunks") and hasattr(X, "dask")
-
-
-@functools.lru_cache(maxsize=1)
-def _controller():
-    """One ThreadpoolController for the process: creating one scans the loaded libraries
-    (/proc/self/maps), about 3 ms, which per block pass added up."""
-    from threadpoolctl import ThreadpoolController
-
-    return ThreadpoolController()
-
-
-@functools.lru_cache(maxsize=4)
-def _executor(n_threads: int):
-    """A process-wide pool of ``n_threads`` block workers (kept: starting threads for
-    every pass cost ~2 ms each). Tasks must not themselves wait on this pool."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    return ThreadPoolExecutor(n_threads, thread_name_prefix="kernelkit-blocks")
-
-
-def _blas_threads() -> int:
-    """The number of BLAS threads currently allowed (1 if unknown)."""
-    info = [lib["num_threads"] for lib in _controller().info() if lib["user_api"] == "blas"]
-    return max(1, min(info)) if info else 1
-
-
-def block_rows(n_cols: int, itemsize: int = 8, working_memory: float | None = None) -> int:
-    """Rows per block so that a ``rows x n_cols`` block fits in working memory (MiB)."""
-    wm = sklearn.get_config()["working_memory"] if working_memory is None else working_memory
-    return max(1, int(wm * 2**20 // (itemsize * max(n_cols, 1))))
 
 
 class KernelOperator:
@@ -67,6 +41,15 @@ class KernelOperator:
         Defaults to ``X`` (a symmetric operator whose diagonal is ``kernel.diag(X)``).
     working_memory : float, optional
         MiB per block; defaults to ``sklearn.get_config()["working_memory"]``.
+    block_rows : int, optional, keyword-only
+        Fixed blocks of this many rows (see :func:`~kernelkit.linalg.blocks.block_rows`
+        with ``quantum``): the blocks are formed in X's dtype (``block_dtype``; float32
+        stays float32), ``V`` and ``U`` are cast to it, and ``t_matmul`` /
+        ``normal_matmul`` return float64 sums of the per-block partials in block order
+        (``dtype`` is float64), the same whatever the number of threads.
+    keep_blocks : bool, default=False, keyword-only
+        With ``block_rows``: form the blocks once, at the first product, and keep them for
+        the next ones (all of ``K(X, Y)`` in memory: for when it fits).
 
     Examples
     --------
@@ -79,28 +62,53 @@ class KernelOperator:
     >>> bool(np.allclose(op @ v, op.to_dense() @ v))
     True
 
+    Fixed blocks give float64 sums of the partials, block after block:
+
+    >>> fixed = KernelOperator(RBF(), X, X[:10], block_rows=64)
+    >>> adaptive = KernelOperator(RBF(), X, X[:10])
+    >>> fixed.dtype, bool(np.allclose(fixed.t_matmul(v), adaptive.t_matmul(v)))
+    (dtype('float64'), True)
+
     A dask array ``X`` (rows in chunks, with a running ``dask.distributed`` Client) gives
     an operator whose products run chunk by chunk on the workers and are reduced on the
-    client (see :mod:`kernelkit.large_scale._dask`); ``Y`` then stays in memory.
+    client (see :mod:`kernelkit.linalg.dask_rows`); ``Y`` then stays in memory.
     """
 
     __array_ufunc__ = None  # ``ndarray @ op`` defers to __rmatmul__
 
-    def __new__(cls, kernel=None, X=None, Y=None, working_memory=None):
-        if cls is KernelOperator and _is_dask_array(X):
-            from ..large_scale._dask import DaskKernelOperator  # dask only when used
+    # where rows live other than in memory: subclasses that say ``accepts(X)`` (rows in
+    # dask chunks, :mod:`kernelkit.linalg.dask_rows`) register here when they are defined
+    _row_homes: list[type] = []
 
-            return super().__new__(DaskKernelOperator)
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "accepts" in vars(cls):
+            KernelOperator._row_homes.append(cls)
+
+    @classmethod
+    def accepts(cls, X) -> bool:
+        """Whether rows ``X`` live where this operator computes (in memory: any array)."""
+        return True
+
+    def __new__(cls, kernel=None, X=None, Y=None, working_memory=None, **kwargs):
+        if cls is KernelOperator:
+            for home in KernelOperator._row_homes:
+                if home.accepts(X):
+                    return super().__new__(home)
         return super().__new__(cls)
 
-    def __init__(self, kernel, X, Y=None, working_memory: float | None = None):
+    def __init__(self, kernel, X, Y=None, working_memory: float | None = None, *,
+                 block_rows: int | None = None, keep_blocks: bool = False):
         self.kernel = resolve_kernel(kernel, n_features=np.shape(X)[1] if np.ndim(X) == 2 else None)
-        self.X = self.kernel._check_input(X)
+        self.X = self.kernel.check_input(X)
         self.symmetric = Y is None
-        self.Y = self.X if Y is None else self.kernel._check_input(Y)
+        self.Y = self.X if Y is None else self.kernel.check_input(Y)
         if Y is not None:
-            self.kernel._check_pair(self.X, self.Y)
+            self.kernel.check_pair(self.X, self.Y)
         self.working_memory = working_memory
+        self.block_rows = None if block_rows is None else int(block_rows)
+        self.keep_blocks = bool(keep_blocks)
+        self._kept = None
 
     # ---------------------------------------------------------------- basics
     @property
@@ -108,24 +116,37 @@ class KernelOperator:
         return (len(self.X), len(self.Y))
 
     @property
+    def fixed_blocks(self) -> bool:
+        """Whether the rows are cut in fixed blocks with float64 partial sums."""
+        return self.block_rows is not None
+
+    @property
+    def block_dtype(self):
+        """The dtype of the kernel blocks (X's: float32 stays float32)."""
+        return np.dtype(getattr(self.X, "dtype", np.float64))
+
+    @property
     def dtype(self):
-        return getattr(self.X, "dtype", np.dtype(np.float64))
+        """The dtype of the products: float64 sums with fixed blocks, else X's."""
+        return np.dtype(np.float64) if self.fixed_blocks else self.block_dtype
 
     def _rows(self) -> int:
-        return block_rows(self.shape[1], np.dtype(self.dtype).itemsize, self.working_memory)
+        return block_rows(self.shape[1], self.block_dtype.itemsize, self.working_memory)
 
     def _slices(self, min_blocks: int = 1) -> list[slice]:
+        if self.fixed_blocks:
+            return block_slices(self.shape[0], self.block_rows)
         # with min_blocks blocks in flight at once (one per thread), each gets 1/min_blocks
         # of the working memory, so the blocks alive together still fit in it
         n, step = self.shape[0], self._rows()
         step = max(1, min(step // min_blocks, -(-n // min_blocks)))
-        return [slice(start, min(start + step, n)) for start in range(0, n, step)]
+        return block_slices(n, step)
 
     def _block(self, sl: slice, diag: np.ndarray | None) -> np.ndarray:
         """``K[sl, :]``; ``diag`` is ``kernel.diag(X)`` for a blocked symmetric operator."""
         if self.symmetric and sl.stop - sl.start == self.shape[0]:
-            return self.kernel._compute(self.X, None)
-        Kb = self.kernel._compute(self.X[sl], self.Y)
+            return self.kernel.block(self.X, None)
+        Kb = self.kernel.block(self.X[sl], self.Y)
         if diag is not None:
             # diagonal of K(X, X) is kernel.diag (e.g. White noise), not K(x_i, x_i) cross
             idx = np.arange(sl.start, sl.stop)
@@ -148,31 +169,44 @@ class KernelOperator:
         """``fn(rows, K[rows, :])`` for every row block, yielded in block order.
 
         With several BLAS threads allowed (threadpoolctl / OMP_NUM_THREADS), blocks are
-        formed and multiplied on that many Python threads with one BLAS thread each: one
-        synchronization per block instead of one per BLAS panel (much faster on a busy
-        machine), and numpy's single-threaded exp runs in parallel. Results are combined
-        in block order, so sums do not depend on thread timing.
+        formed and multiplied on that many Python threads with one BLAS thread each (see
+        :func:`~kernelkit.linalg.blocks.map_blocks`). Fixed blocks always run on one BLAS
+        thread each, so each partial is computed the same way whatever the thread count;
+        with ``keep_blocks`` they are formed at the first product and kept.
         """
         n, m = self.shape
-        # small products: one block, no threads; otherwise at least one block per thread
-        n_threads = _blas_threads() if n * m >= PARALLEL_MIN_ENTRIES and n > 1 else 1
-        slices = self._slices(min_blocks=n_threads)
+        threads = parallel_threads(n * m) if n > 1 else 1
+        slices = self._slices(min_blocks=1 if self.fixed_blocks else threads)
+        if self.fixed_blocks and self.keep_blocks and self._kept is None:
+            self._kept = list(map_blocks(lambda sl: self._block(sl, None), slices, threads,
+                                         pin_blas=True))
+        if self._kept is not None:
+            kept = self._kept
+            return map_blocks(lambda i: fn(slices[i], kept[i]), range(len(slices)), threads,
+                              pin_blas=True)
         diag = self._diag_for_blocks(slices)
+        return map_blocks(lambda sl: fn(sl, self._block(sl, diag)), slices, threads,
+                          pin_blas=self.fixed_blocks)
 
-        def task(sl):
-            return fn(sl, self._block(sl, diag))
+    def _cast(self, A, rows: int, name: str):
+        """``A`` for the partial products: in the blocks' dtype with fixed blocks."""
+        if A is None:
+            return None
+        A = np.asarray(A, dtype=self.block_dtype) if self.fixed_blocks else np.asarray(A)
+        if A.shape[0] != rows:
+            raise ValueError(f"Expected {rows} rows in {name}; got {A.shape[0]}.")
+        return A
 
-        n_threads = min(n_threads, len(slices))
-        if n_threads <= 1:
-            for sl in slices:
-                yield task(sl)
-            return
-        with _controller().limit(limits=1, user_api="blas"):
-            yield from _executor(n_threads).map(task, slices)
+    def _sum(self, parts, like: np.ndarray) -> np.ndarray:
+        """The partials added in block order: float64 with fixed blocks."""
+        if self.fixed_blocks:
+            return sum_partials(parts)
+        out = np.zeros((self.shape[1],) + like.shape[1:], dtype=np.result_type(self.dtype, like))
+        return sum_partials(parts, out)
 
     def to_dense(self) -> np.ndarray:
         """The full matrix (only when it fits in memory)."""
-        return self.kernel._compute(self.X, None if self.symmetric else self.Y)
+        return self.kernel.block(self.X, None if self.symmetric else self.Y)
 
     def diag(self) -> np.ndarray:
         """Diagonal of a square operator."""
@@ -181,10 +215,9 @@ class KernelOperator:
         if self.symmetric:
             return self.kernel.diag(self.X)
         # k(x_i, y_i) from the diagonals of 256 x 256 blocks K(X[b], Y[b]): O(256 n) work
-        out = np.empty(self.shape[0], dtype=self.dtype)
-        for start in range(0, self.shape[0], 256):
-            sl = slice(start, start + 256)
-            out[sl] = np.diagonal(self.kernel._compute(self.X[sl], self.Y[sl]))
+        out = np.empty(self.shape[0], dtype=self.block_dtype)
+        for sl in block_slices(self.shape[0], 256):
+            out[sl] = np.diagonal(self.kernel.block(self.X[sl], self.Y[sl]))
         return out
 
     # --------------------------------------------------------------- products
@@ -206,19 +239,19 @@ class KernelOperator:
         return self.t_matmul(U) if U.ndim == 1 else self.t_matmul(U.T).T
 
     def t_matmul(self, U) -> np.ndarray:
-        """``K.T @ U`` for U of shape (n,) or (n, k), accumulated over row blocks."""
+        """``K.T @ U`` for U of shape (n,) or (n, k), the sum over row blocks."""
         U = np.asarray(U)
         if U.shape[0] != self.shape[0]:
             raise ValueError(f"Operator has {self.shape[0]} rows but U has {U.shape[0]} rows.")
-        out = np.zeros((self.shape[1],) + U.shape[1:], dtype=np.result_type(self.dtype, U))
-        for part in self._map_blocks(lambda sl, Kb: Kb.T @ U[sl]):
-            out += part  # K^T U = sum_b K_b^T U_b
-        return out
+        U = self._cast(U, self.shape[0], "U")
+        return self._sum(self._map_blocks(lambda sl, Kb: Kb.T @ U[sl]), U)  # sum_b K_b^T U_b
 
     def normal_matmul(self, V, U=None) -> np.ndarray:
         """``K.T @ (K @ V) [+ K.T @ U]`` in one pass over the row blocks."""
         V = np.asarray(V)
-        out = np.zeros((self.shape[1],) + V.shape[1:], dtype=np.result_type(self.dtype, V))
+        if self.fixed_blocks:
+            V = self._cast(V, self.shape[1], "V")
+        U = self._cast(U, self.shape[0], "U")
 
         def part(sl, Kb):
             W = Kb @ V
@@ -226,9 +259,7 @@ class KernelOperator:
                 W += U[sl]
             return Kb.T @ W  # K_b^T (K_b V + U_b)
 
-        for p in self._map_blocks(part):
-            out += p
-        return out
+        return self._sum(self._map_blocks(part), V)
 
     @property
     def T(self) -> LinearOperator:

@@ -40,8 +40,9 @@ from .._validation import (
     validate_data,
 )
 from ..kernels import Precomputed, resolve_kernel
-from ..linalg import KernelOperator
+from ..linalg import KernelOperator, KernelRows, fits_in_memory
 from ..losses import resolve_loss
+from ..solvers.dual import DualProblem, choose_method, solve_dual
 
 __all__ = ["KernelClassifier", "KernelRegressor"]
 
@@ -92,27 +93,7 @@ class _KernelMachine(BaseEstimator):
     def _resolve_solver(self, loss) -> str:
         if self.solver not in _SOLVERS:
             raise ValueError(f"solver must be one of {_SOLVERS}; got {self.solver!r}.")
-        if loss.is_multiclass:
-            return "multiclass_cd"
-        linear = loss.libsvm_form(np.zeros(1), 1.0) is not None
-        solver = self.solver
-        if solver == "auto":
-            if self.fit_intercept:
-                solver = "smo" if linear else "newton" if loss.smooth else "none"
-            else:
-                solver = "dual_cd" if loss.has_dual_step else "newton"
-        if solver == "none":
-            raise ValueError(f"No solver fits an intercept with loss {loss!r}; use "
-                             "fit_intercept=False.")
-        if solver == "smo" and not (linear and self.fit_intercept):
-            raise ValueError("solver='smo' needs a piecewise-linear loss (hinge, absolute, "
-                             "epsilon_insensitive, quantile) and fit_intercept=True.")
-        if solver == "dual_cd" and (self.fit_intercept or not loss.has_dual_step):
-            raise ValueError("solver='dual_cd' fits no intercept: use fit_intercept=False "
-                             "(or solver='smo'/'newton').")
-        if solver == "newton" and not loss.smooth:
-            raise ValueError(f"solver='newton' needs a smooth loss; {loss!r} is not.")
-        return solver
+        return choose_method(loss, self.fit_intercept, self.solver)
 
     def _gamma(self, X, sw):
         gamma = self.gamma
@@ -145,61 +126,10 @@ class _KernelMachine(BaseEstimator):
             raise ValueError("sample_weight has no positive entry.")
         # (1/m) sum w_i l_i + alpha ||f||^2 <=> 1/2 ||f||^2 + sum C_i l_i, C_i = w_i/(2 alpha sum w)
         Cs = sw[keep] / (2.0 * alpha * sw.sum())
-        kernel = resolve_kernel(self.kernel, gamma=self._gamma(X, sw), degree=self.degree,
-                                coef0=self.coef0, kernel_params=self.kernel_params,
-                                n_features=X.shape[1])
-        if kernel is self.kernel:
-            from sklearn.base import clone
-
-            kernel = clone(kernel)
-        self.kernel_ = kernel
-        if isinstance(kernel, Precomputed) and X.shape[0] != X.shape[1]:
-            raise ValueError(f"kernel='precomputed' needs a square Gram matrix at fit; got "
-                             f"shape {X.shape}.")
+        kernel = self._fit_kernel(X, sw)
         Xk = X[np.ix_(keep, keep)] if isinstance(kernel, Precomputed) else X[keep]
-        n_prob = Y.shape[1]
-        A = np.zeros((n_prob, X.shape[0]))
-        b = np.zeros(n_prob)
-        n_iter = np.zeros(n_prob, dtype=np.int64)
-        gaps = np.zeros(n_prob)
-        if solver == "multiclass_cd":
-            A, n_iter, gaps = self._fit_multiclass(kernel, Xk, Y[keep], Cs, loss, keep, A)
-        else:
-            from ..solvers import solve_dual_cd, solve_newton, solve_smo
-            from ..solvers._kernel_cache import KernelRows
-
-            K = KernelRows(kernel, Xk) if solver != "newton" else None
-            bar = progress_bar(self.verbose, total=n_prob, desc=f"{type(self).__name__} "
-                               f"({solver})")
-            for k in range(n_prob):
-                y = Y[keep, k]
-                if solver == "smo":
-                    form = loss.libsvm_form(y, Cs)
-                    res = solve_smo(K, form["p"], ys=form["ys"], lower=form["lower"],
-                                    upper=form["upper"], idx=form["idx"],
-                                    tol=1e-3 if self.tol is None else self.tol,
-                                    max_iter=self.max_iter, shrinking=self.shrinking)
-                    A[k, keep] = res.info["dual_coef"]
-                    b[k] = -res.info["rho"]  # f(x) = sum a_r k(x_r, x) - rho
-                elif solver == "dual_cd":
-                    res = solve_dual_cd(K, y, loss, Cs, tol=1e-5 if self.tol is None else
-                                        self.tol, max_iter=self.max_iter or 10_000,
-                                        shrinking=self.shrinking,
-                                        random_state=self.random_state)
-                    A[k, keep] = res.coef
-                else:
-                    if K is None:
-                        K = _newton_matrix(kernel, Xk)
-                    res = solve_newton(K, y, loss, Cs, fit_intercept=self.fit_intercept,
-                                       tol=1e-10 if self.tol is None else self.tol,
-                                       max_iter=self.max_iter or 100)
-                    A[k, keep] = res.coef
-                    b[k] = res.info["intercept"]
-                n_iter[k] = res.n_iter
-                gaps[k] = res.info["gap"]
-                bar.update()
-            bar.close()
-            del K
+        A, b, n_iter, gaps = self._solve(solver, kernel, Xk, Y[keep], Cs, loss)
+        A = _scatter(A, keep, X.shape[0])  # coefficients of the dropped rows are 0
         self.loss_ = loss
         self.solver_ = solver
         support = np.flatnonzero(np.any(A != 0, axis=0))
@@ -216,22 +146,47 @@ class _KernelMachine(BaseEstimator):
         self.C_ = 1.0 / (2.0 * alpha * len(keep)) if sample_weight is None else Cs
         return self
 
-    def _fit_multiclass(self, kernel, Xk, Yk, Cs, loss, keep, A):
-        try:
-            from ..solvers.multiclass_cd import solve_multiclass_cd
-        except ImportError as exc:  # pragma: no cover - written by another issue
-            raise ValueError(f"Multiclass losses need solve_multiclass_cd ({exc}).") from exc
-        from ..solvers._kernel_cache import KernelRows
+    def _fit_kernel(self, X, sw):
+        """``kernel_``: the resolved kernel (a copy of a kernel object passed in)."""
+        kernel = resolve_kernel(self.kernel, gamma=self._gamma(X, sw), degree=self.degree,
+                                coef0=self.coef0, kernel_params=self.kernel_params,
+                                n_features=X.shape[1])
+        if kernel is self.kernel:
+            from sklearn.base import clone
 
-        K = KernelRows(kernel, Xk, dense=True).fetch_all()
-        yi = Yk[:, 0].astype(np.int64)
-        res = solve_multiclass_cd(K, yi, A.shape[0], C=Cs, loss=loss,
-                                  tol=1e-3 if self.tol is None else self.tol,
-                                  max_iter=self.max_iter or 10_000, shrinking=self.shrinking,
-                                  random_state=self.random_state)
-        A[:, keep] = res.coef.T
-        n = np.full(A.shape[0], res.n_iter, dtype=np.int64)
-        return A, n, np.full(A.shape[0], res.info["gap"])
+            kernel = clone(kernel)
+        self.kernel_ = kernel
+        if isinstance(kernel, Precomputed) and X.shape[0] != X.shape[1]:
+            raise ValueError(f"kernel='precomputed' needs a square Gram matrix at fit; got "
+                             f"shape {X.shape}.")
+        return kernel
+
+    def _solve(self, solver, kernel, Xk, Yk, Cs, loss):
+        """Build the dual problem of each column of ``Yk`` and solve it: ``(A, b, n_iter,
+        gaps)`` with the dual coefficients A of shape (n_problems, n_kept)."""
+        options = dict(method=solver, tol=self.tol, max_iter=self.max_iter,
+                       shrinking=self.shrinking, random_state=self.random_state)
+        n_prob = Yk.shape[1]
+        if solver == "multiclass_cd":
+            K = KernelRows(kernel, Xk, dense=True).fetch_all()
+            res = solve_dual(DualProblem(K, Yk[:, 0].astype(np.int64), loss, Cs,
+                                         n_classes=n_prob), **options)
+            return (res.coef.T, np.zeros(n_prob), np.full(n_prob, res.n_iter, dtype=np.int64),
+                    np.full(n_prob, res.info["gap"]))
+        A = np.zeros((n_prob, Yk.shape[0]))
+        b = np.zeros(n_prob)
+        n_iter = np.zeros(n_prob, dtype=np.int64)
+        gaps = np.zeros(n_prob)
+        K = KernelRows(kernel, Xk) if solver != "newton" else _newton_matrix(kernel, Xk)
+        with progress_bar(self.verbose, total=n_prob,
+                          desc=f"{type(self).__name__} ({solver})") as bar:
+            for k in range(n_prob):
+                problem = DualProblem(K, Yk[:, k], loss, Cs, fit_intercept=self.fit_intercept)
+                res = solve_dual(problem, **options)
+                A[k], b[k] = res.coef, res.info["intercept"]
+                n_iter[k], gaps[k] = res.n_iter, res.info["gap"]
+                bar.update()
+        return A, b, n_iter, gaps
 
     # --------------------------------------------------------------- decision
     def _decision(self, X) -> np.ndarray:
@@ -252,11 +207,16 @@ def _dtype(X):
     return getattr(X, "dtype", None)
 
 
-def _newton_matrix(kernel, X):
-    import sklearn
+def _scatter(A, keep, n):
+    """The (n_problems, n) coefficients with A's columns at the kept rows."""
+    out = np.zeros((A.shape[0], n))
+    out[:, keep] = A
+    return out
 
+
+def _newton_matrix(kernel, X):
     n = X.shape[0]
-    if n * n * 8 <= sklearn.get_config()["working_memory"] * 2**20:
+    if fits_in_memory(n * n * 8):
         return KernelOperator(kernel, X).to_dense()
     return KernelOperator(kernel, X)
 

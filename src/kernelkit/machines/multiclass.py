@@ -21,7 +21,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-import sklearn
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 
@@ -35,7 +34,7 @@ from .._validation import (
     validate_data,
 )
 from ..kernels import Precomputed, resolve_kernel
-from ..linalg import KernelOperator
+from ..linalg import KernelOperator, fits_in_memory
 from ..losses.multiclass import CrammerSinger, MulticlassLoss, WestonWatkins
 
 __all__ = ["MulticlassSVM"]
@@ -198,13 +197,12 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
         else:
             # K computed once, in one GEMM + in-place map: float64 when it fits in
             # working memory, else float32 (the solver keeps scores and alpha in float64)
-            budget = sklearn.get_config()["working_memory"] * 2**20
-            wide = X.dtype == np.float64 and X.shape[0] ** 2 * 8 <= budget
+            wide = X.dtype == np.float64 and fits_in_memory(X.shape[0] ** 2 * 8)
             K = kernel(X if wide else X.astype(np.float32))
         seed = np.random.RandomState(self.random_state).randint(2**31) \
             if not isinstance(self.random_state, numbers.Integral) else self.random_state
         with progress_bar(self.verbose, total=max_iter, desc="MulticlassSVM") as bar:
-            def callback(it, gap, coef):
+            def callback(it, coef, gap):
                 bar.update()
                 bar.set_postfix_str(f"gap {gap:.2e}")
 

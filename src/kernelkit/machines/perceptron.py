@@ -29,8 +29,8 @@ from numba import njit, prange
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from threadpoolctl import threadpool_limits
 
+from .._threads import limit_blas
 from .._validation import (
     check_is_fitted,
     check_two_classes,
@@ -185,7 +185,7 @@ def _serial():
     old = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        with threadpool_limits(1, user_api="blas"):
+        with limit_blas(1):
             yield
     finally:
         numba.set_num_threads(old)
@@ -378,8 +378,8 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
                 Kold = np.ascontiguousarray(Xb[:, sidx[:m]])
                 Kbb = np.ascontiguousarray(Xb[:, ids])
             else:
-                Kold = self.kernel_._compute(Xb, SV[:m]) if m else np.zeros((nb, 0))
-                Kbb = self.kernel_._compute(Xb, Xb)
+                Kold = self.kernel_.block(Xb, SV[:m]) if m else np.zeros((nb, 0))
+                Kbb = self.kernel_.block(Xb, Xb)
             base = Kold @ C[:m]  # f(x_t) against the support set at block start
             head, m_new, n_log, mk = _process_block(
                 np.ascontiguousarray(Kold, dtype=np.float64),
@@ -516,7 +516,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
             if self._precomputed():
                 yield start, Xb[:, self.support_]
             elif m:
-                yield start, self.kernel_._compute(Xb, self.support_vectors_)
+                yield start, self.kernel_.block(Xb, self.support_vectors_)
             else:
                 yield start, np.zeros((len(Xb), 0))
 

@@ -1,4 +1,4 @@
-"""Solvers: each is a function returning kernelkit._result.Result.
+"""Solvers: problem -> Result; each takes a callback and returns kernelkit._result.Result.
 
 Names are imported lazily from their defining submodules.
 """
@@ -14,6 +14,9 @@ _NAMES = {
     "solve_smo": "smo",
     "solve_multiclass_cd": "multiclass_cd",
     "solve_falkon": "nystrom",
+    "solve_dual": "dual",
+    "DualProblem": "dual",
+    "solve_krr": "krr",
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, _NAMES)

@@ -20,9 +20,9 @@ from numba import njit
 
 from .._result import Result
 from ..exceptions import ConvergenceWarning
+from ..linalg.rows import as_kernel_rows
 from ..losses.base import quadratic_box_step
 from ..losses.classification import logistic_dual_step
-from ._kernel_cache import as_kernel_rows
 
 __all__ = ["solve_dual_cd", "dual_gap"]
 
@@ -197,6 +197,30 @@ def dual_gap(loss, K, y, a, C) -> tuple[float, float]:
     return float(P), float(D)
 
 
+def _start(kind, alpha0, y, Cs, lo, hi, rows):
+    """The starting point ``a`` (in the box) and its outputs ``f = K a``."""
+    n = y.shape[0]
+    a = np.zeros(n) if alpha0 is None else np.clip(np.array(alpha0, dtype=np.float64), lo, hi)
+    if kind == _LOGISTIC:  # the entropy needs y a / C strictly inside (0, 1)
+        t = np.full(n, 1e-3) if alpha0 is None else np.clip(y * a / Cs, 1e-8, 1 - 1e-8)
+        a = y * Cs * t
+    f = np.zeros(n)
+    nz = np.flatnonzero(a)
+    if len(nz):
+        f = rows.rows_dot(np.arange(n), nz, a[nz])
+    return a, f
+
+
+def _dual_step_kind(loss):
+    """``(kind, c2, eps)``: a quadratic-box conjugate (its two constants) or the logistic."""
+    if loss.dual_quadratic is not None:
+        c2, eps = (float(v) for v in loss.dual_quadratic)
+        return _QUADRATIC, c2, eps
+    if getattr(loss, "name", "") == "logistic":
+        return _LOGISTIC, 0.0, 0.0
+    raise ValueError(f"Loss {loss!r} has no dual coordinate step; use solver='newton'.")
+
+
 def solve_dual_cd(
     K,
     y,
@@ -211,6 +235,7 @@ def solve_dual_cd(
     random_state=None,
     working_memory: float | None = None,
     warn: bool = True,
+    callback=None,
 ) -> Result:
     """Dual coordinate descent for ``min_a 1/2 a^T K a + sum_i C_i l*(y_i, -a_i/C_i)``.
 
@@ -242,6 +267,8 @@ def solve_dual_cd(
     working_memory : float, optional
     warn : bool, default=True
         Warn ConvergenceWarning with the duality gap reached at ``max_iter``.
+    callback : callable, optional
+        ``callback(n_epochs, alpha, relative_gap)`` at every duality-gap check.
 
     Returns
     -------
@@ -274,24 +301,11 @@ def solve_dual_cd(
     Cs = np.ascontiguousarray(np.broadcast_to(np.asarray(C, dtype=np.float64), (n,)))
     if np.any(~np.isfinite(Cs)) or np.any(Cs <= 0):
         raise ValueError("C must be finite and > 0 (for every sample).")
-    if loss.dual_quadratic is not None:
-        kind = _QUADRATIC
-        c2, eps = (float(v) for v in loss.dual_quadratic)
-    elif getattr(loss, "name", "") == "logistic":
-        kind, c2, eps = _LOGISTIC, 0.0, 0.0
-    else:
-        raise ValueError(f"Loss {loss!r} has no dual coordinate step; use solver='newton'.")
+    kind, c2, eps = _dual_step_kind(loss)
     lo, hi = loss.dual_box(y, Cs)
     lo = np.ascontiguousarray(np.broadcast_to(lo, (n,)), dtype=np.float64)
     hi = np.ascontiguousarray(np.broadcast_to(hi, (n,)), dtype=np.float64)
-    a = np.zeros(n) if alpha0 is None else np.clip(np.array(alpha0, dtype=np.float64), lo, hi)
-    if kind == _LOGISTIC:  # the entropy needs y a / C strictly inside (0, 1)
-        t = np.full(n, 1e-3) if alpha0 is None else np.clip(y * a / Cs, 1e-8, 1 - 1e-8)
-        a = y * Cs * t
-    f = np.zeros(n)
-    nz = np.flatnonzero(a)
-    if len(nz):
-        f = rows.rows_dot(np.arange(n), nz, a[nz])
+    a, f = _start(kind, alpha0, y, Cs, lo, hi, rows)
     rs = check_random_state(random_state)
     _seed(int(rs.randint(np.iinfo(np.int32).max)))
     active = np.arange(n, dtype=np.int64)
@@ -313,6 +327,8 @@ def solve_dual_cd(
             P, D = _gap(kind, y, f, a, Cs, c2, eps, lo, hi)
             dstate[4], dstate[5] = P, D
             history.append((P - D) / max(abs(P), abs(D), 1e-300))
+            if callback is not None:
+                callback(int(state[0]), a, history[-1])
             if status == _CHECK and P - D > tol * max(abs(P), abs(D), 1e-300):
                 state[1] = n  # unshrink and continue
                 dstate[0], dstate[1] = np.inf, -np.inf
@@ -320,6 +336,8 @@ def solve_dual_cd(
         else:
             P, D = dstate[4], dstate[5]
             history.append((P - D) / max(abs(P), abs(D), 1e-300))
+            if callback is not None:
+                callback(int(state[0]), a, history[-1])
         break
     converged = status in (_CONVERGED, _CHECK)
     gap = float(P - D)

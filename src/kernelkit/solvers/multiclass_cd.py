@@ -199,6 +199,37 @@ def _loss_kind(loss) -> int:
     return _LOSSES[loss.lower()]
 
 
+def _objectives(kind, y, Cv, A, Fa, active, g):
+    """Primal, dual and relative duality gap on the active examples."""
+    quad, lin, risk = _gap_terms(kind, y, Cv, A, Fa, active, g)
+    primal, dual = 0.5 * quad + risk, lin - 0.5 * quad
+    return primal, dual, max(primal - dual, 0.0) / max(primal, np.finfo(float).tiny)
+
+
+def _check_problem(K, y, n_classes, C, alpha):
+    """``(K, y, C per example)`` validated: a square float K, class indices, C >= 0."""
+    K = np.asarray(K)
+    if K.dtype not in (np.float32, np.float64):
+        K = K.astype(np.float64)
+    K = np.ascontiguousarray(K)
+    n = K.shape[0]
+    if K.ndim != 2 or K.shape[1] != n:
+        raise ValueError(f"K must be a square (n, n) matrix; got shape {K.shape}.")
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    if y.shape != (n,) or n_classes < 2 or (n and (y.min() < 0 or y.max() >= n_classes)):
+        raise ValueError("y must hold n class indices in 0 .. n_classes - 1, n_classes >= 2.")
+    if C is not None and alpha is not None:
+        raise ValueError("Give either C or alpha, not both.")
+    if alpha is not None:
+        if not alpha > 0:
+            raise ValueError(f"alpha must be > 0; got {alpha!r}.")
+        C = 1.0 / (2.0 * alpha * n)
+    Cv = np.broadcast_to(np.asarray(1.0 if C is None else C, dtype=np.float64), (n,)).copy()
+    if not np.all(np.isfinite(Cv)) or np.any(Cv < 0):
+        raise ValueError("C must be finite and >= 0 (and > 0 as a scalar).")
+    return K, y, Cv
+
+
 def solve_multiclass_cd(
     K: np.ndarray,
     y: np.ndarray,
@@ -243,7 +274,7 @@ def solve_multiclass_cd(
     random_state : int or None
         Seed of the pass order (a random permutation per pass).
     callback : callable, optional
-        Called as ``callback(n_iter, relative_gap, coef)`` after each pass (``coef`` is
+        Called as ``callback(n_iter, coef, relative_gap)`` after each pass (``coef`` is
         the live (n, n_classes) array: read it, do not modify it).
 
     Returns
@@ -265,25 +296,8 @@ def solve_multiclass_cd(
     (True, (60, 3))
     """
     kind = _loss_kind(loss)
-    K = np.asarray(K)
-    if K.dtype not in (np.float32, np.float64):
-        K = K.astype(np.float64)
-    K = np.ascontiguousarray(K)
+    K, y, Cv = _check_problem(K, y, n_classes, C, alpha)
     n = K.shape[0]
-    if K.ndim != 2 or K.shape[1] != n:
-        raise ValueError(f"K must be a square (n, n) matrix; got shape {K.shape}.")
-    y = np.ascontiguousarray(y, dtype=np.int64)
-    if y.shape != (n,) or n_classes < 2 or (n and (y.min() < 0 or y.max() >= n_classes)):
-        raise ValueError("y must hold n class indices in 0 .. n_classes - 1, n_classes >= 2.")
-    if C is not None and alpha is not None:
-        raise ValueError("Give either C or alpha, not both.")
-    if alpha is not None:
-        if not alpha > 0:
-            raise ValueError(f"alpha must be > 0; got {alpha!r}.")
-        C = 1.0 / (2.0 * alpha * n)
-    Cv = np.broadcast_to(np.asarray(1.0 if C is None else C, dtype=np.float64), (n,)).copy()
-    if not np.all(np.isfinite(Cv)) or np.any(Cv < 0):
-        raise ValueError("C must be finite and >= 0 (and > 0 as a scalar).")
     diag = np.ascontiguousarray(np.diag(K), dtype=np.float64)
 
     A = np.zeros((n, n_classes))
@@ -301,21 +315,17 @@ def solve_multiclass_cd(
     n_iter = refreshed = 0
     for n_iter in range(1, max_iter + 1):
         _pass(kind, K, diag, y, Cv, A, Fa, active, rng.permutation(active.shape[0]))
-        quad, lin, risk = _gap_terms(kind, y, Cv, A, Fa, active, g)
-        primal, dual = 0.5 * quad + risk, lin - 0.5 * quad
-        rel = max(primal - dual, 0.0) / max(primal, np.finfo(float).tiny)
+        primal, dual, rel = _objectives(kind, y, Cv, A, Fa, active, g)
         if active.shape[0] < n and (rel <= tol or n_iter - refreshed >= _REFRESH_EVERY):
             refreshed = n_iter
             # the shrunk examples' losses were assumed zero: check them with fresh scores
             # (alpha_i = 0 there, so only their loss terms change); violators come back
             active, Fa = everyone, _all_scores(K, A, active, Fa)
-            quad, lin, risk = _gap_terms(kind, y, Cv, A, Fa, active, g)
-            primal, dual = 0.5 * quad + risk, lin - 0.5 * quad
-            rel = max(primal - dual, 0.0) / max(primal, np.finfo(float).tiny)
+            primal, dual, rel = _objectives(kind, y, Cv, A, Fa, active, g)
         gap = max(primal - dual, 0.0)
         history.append(rel)
         if callback is not None:
-            callback(n_iter, rel, A)
+            callback(n_iter, A, rel)
         if rel <= tol:
             converged = True
             break

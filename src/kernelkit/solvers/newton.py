@@ -21,11 +21,10 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import sklearn
 
 from .._result import Result
 from ..exceptions import ConvergenceWarning
-from ..linalg import KernelOperator, pcg
+from ..linalg import KernelOperator, fits_in_memory, pcg
 
 __all__ = ["solve_newton"]
 
@@ -44,6 +43,7 @@ def solve_newton(
     direct_max: int = 4000,
     working_memory: float | None = None,
     warn: bool = True,
+    callback=None,
 ) -> Result:
     """Newton's method for ``min 1/2 beta^T K beta + sum_i C_i l(y_i, (K beta)_i + b)``.
 
@@ -71,6 +71,8 @@ def solve_newton(
         most this.
     working_memory : float, optional
     warn : bool, default=True
+    callback : callable, optional
+        ``callback(n_iter, beta, newton_decrement)`` after each Newton step's direction.
 
     Returns
     -------
@@ -106,61 +108,33 @@ def solve_newton(
     def matvec(V):
         return Kop @ V
 
-    beta = np.zeros(n)
-    b = 0.0
-    Kbeta = np.zeros(n)
-
-    def primal(Kb, beta_, f_):
-        return 0.5 * beta_ @ Kb + Cs @ loss.value(y, f_)
-
+    beta, b, Kbeta = np.zeros(n), 0.0, np.zeros(n)
     f = Kbeta + b
-    P = primal(Kbeta, beta, f)
+    P = _primal(loss, y, Cs, Kbeta, beta, f)
     history = []
     converged = False
     decrement = np.inf
     it = 0
     for it in range(1, max_iter + 1):  # noqa: B007 - it is reported
         lp = Cs * loss.derivative(y, f)
-        d = Cs * loss.second_derivative(y, f)
-        g = beta + lp  # gradient wrt beta is K g
-        Kg = matvec(g)
-        S = np.flatnonzero(d > 0)
-        sq = np.sqrt(d[S])
-        # RHS columns: -(D^1/2 K g)_S and D^1/2 1 (coefficient of db)
-        R = np.column_stack([-sq * Kg[S], sq])
-        Z = _inner_solve(Kop, matvec, S, sq, R, dense, n, cg_tol, direct_max)
-        z0, z1 = Z[:, 0], Z[:, 1]
-        if fit_intercept:
-            den = sq @ z1
-            # intercept equation: 1^T D^1/2 z = -sum C l'
-            db = (-lp.sum() - sq @ z0) / den if den > 1e-300 else 0.0
-            z = z0 + db * z1
-        else:
-            db, z = 0.0, z0
-        dbeta = -g
-        dbeta[S] -= sq * z
+        dbeta, db, Kg = _newton_direction(loss, y, f, Cs, beta, lp, Kop, matvec, dense,
+                                          fit_intercept, cg_tol, direct_max)
         Kdbeta = matvec(dbeta)
         # directional derivative: grad . step = (K g) . dbeta + (sum C l') db
         slope = Kg @ dbeta + lp.sum() * db
         decrement = max(-slope, 0.0)
         history.append(decrement)
+        if callback is not None:
+            callback(it, beta, decrement)
         if 0.5 * decrement <= tol * max(1.0, abs(P)):
             converged = True
             break
-        # backtracking line search on P(beta + t dbeta, b + t db), closed form in t
-        t = 1.0
-        q1, q2 = dbeta @ Kbeta, dbeta @ Kdbeta
-        for _ in range(50):
-            f_t = f + t * (Kdbeta + db)
-            P_t = 0.5 * (beta @ Kbeta) + t * q1 + 0.5 * t * t * q2 + Cs @ loss.value(y, f_t)
-            if P_t <= P + 1e-4 * t * slope:
-                break
-            t *= 0.5
+        t = _line_search(loss, y, Cs, beta, Kbeta, f, P, dbeta, Kdbeta, db, slope)
         beta = beta + t * dbeta
         Kbeta = Kbeta + t * Kdbeta
         b += t * db
         f = Kbeta + b
-        P = primal(Kbeta, beta, f)
+        P = _primal(loss, y, Cs, Kbeta, beta, f)
     a = -Cs * loss.derivative(y, f)
     with np.errstate(over="ignore", invalid="ignore"):
         D = -0.5 * a @ matvec(a) - Cs @ loss.conjugate(y, -a / Cs)
@@ -175,12 +149,55 @@ def solve_newton(
     return Result(coef=beta, n_iter=it, converged=converged, history=history, info=info)
 
 
+def _primal(loss, y, Cs, Kbeta, beta, f) -> float:
+    # P(beta, b) = 1/2 beta^T K beta + sum_i C_i l(y_i, f_i)
+    return 0.5 * beta @ Kbeta + Cs @ loss.value(y, f)
+
+
+def _newton_direction(loss, y, f, Cs, beta, lp, Kop, matvec, dense, fit_intercept,
+                      cg_tol, direct_max):
+    """The Newton step ``(dbeta, db)`` and ``K g`` (g = beta + C l'(f), the gradient wrt
+    beta being K g)."""
+    d = Cs * loss.second_derivative(y, f)
+    g = beta + lp
+    Kg = matvec(g)
+    S = np.flatnonzero(d > 0)
+    sq = np.sqrt(d[S])
+    # RHS columns: -(D^1/2 K g)_S and D^1/2 1 (coefficient of db)
+    R = np.column_stack([-sq * Kg[S], sq])
+    Z = _inner_solve(Kop, matvec, S, sq, R, dense, len(y), cg_tol, direct_max)
+    z0, z1 = Z[:, 0], Z[:, 1]
+    if fit_intercept:
+        den = sq @ z1
+        # intercept equation: 1^T D^1/2 z = -sum C l'
+        db = (-lp.sum() - sq @ z0) / den if den > 1e-300 else 0.0
+        z = z0 + db * z1
+    else:
+        db, z = 0.0, z0
+    dbeta = -g
+    dbeta[S] -= sq * z
+    return dbeta, db, Kg
+
+
+def _line_search(loss, y, Cs, beta, Kbeta, f, P, dbeta, Kdbeta, db, slope) -> float:
+    """Backtracking (Armijo) on P(beta + t dbeta, b + t db), its quadratic part in closed
+    form in t."""
+    t = 1.0
+    q1, q2 = dbeta @ Kbeta, dbeta @ Kdbeta
+    for _ in range(50):
+        f_t = f + t * (Kdbeta + db)
+        P_t = 0.5 * (beta @ Kbeta) + t * q1 + 0.5 * t * t * q2 + Cs @ loss.value(y, f_t)
+        if P_t <= P + 1e-4 * t * slope:
+            break
+        t *= 0.5
+    return t
+
+
 def _as_operator(K, X, n, working_memory):
     from ..kernels import Kernel
 
     if isinstance(K, Kernel):
-        wm = sklearn.get_config()["working_memory"] if working_memory is None else working_memory
-        if n * n * 8 <= wm * 2**20:
+        if fits_in_memory(n * n * 8, working_memory):
             return np.ascontiguousarray(K(X))
         return KernelOperator(K, X, working_memory=working_memory)
     if isinstance(K, KernelOperator):

@@ -26,9 +26,9 @@ from scipy.linalg import solve_triangular
 from scipy.linalg.lapack import dlauum
 
 from .._result import Result
+from .._threads import limit_blas
 from ..exceptions import JitterWarning
 from ..linalg import jitter_cholesky, pcg
-from ..linalg.operator import _controller
 
 __all__ = ["FalkonPreconditioner", "solve_falkon"]
 
@@ -111,7 +111,7 @@ class FalkonPreconditioner:
 
     def one_thread(self):
         """Context manager: one BLAS thread (for the small M x M operations)."""
-        return _controller().limit(limits=1, user_api="blas")
+        return limit_blas(1)
 
     def apply(self, v: np.ndarray) -> np.ndarray:
         """``B v = n^-1/2 T^-1 A^-1 v`` (two triangular solves)."""

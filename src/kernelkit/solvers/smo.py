@@ -18,11 +18,11 @@ import warnings
 
 import numpy as np
 from numba import njit
-from threadpoolctl import threadpool_limits
 
 from .._result import Result
+from .._threads import limit_blas
 from ..exceptions import ConvergenceWarning
-from ._kernel_cache import KernelRows, as_kernel_rows
+from ..linalg.rows import KernelRows, as_kernel_rows
 
 __all__ = ["solve_smo"]
 
@@ -235,6 +235,27 @@ def _rho_and_gap(b, G, ys, lo, hi):
     return rho, max(gap, 0.0)
 
 
+def _check_qp(p, ys, lower, upper, idx, alpha0, n_rows):
+    """The QP's arrays validated and contiguous: ``(p, ys, lower, upper, idx, b0)``."""
+    p = np.ascontiguousarray(p, dtype=np.float64)
+    n_var = p.shape[0]
+    ys = np.ones(n_var) if ys is None else np.ascontiguousarray(ys, dtype=np.float64)
+    lo = np.ascontiguousarray(np.broadcast_to(np.asarray(lower, dtype=np.float64), (n_var,)))
+    hi = np.ascontiguousarray(np.broadcast_to(np.asarray(upper, dtype=np.float64), (n_var,)))
+    idx = np.arange(n_var, dtype=np.int64) if idx is None else np.ascontiguousarray(
+        idx, dtype=np.int64)
+    if np.any(lo > hi):
+        raise ValueError("solve_smo: lower must be <= upper.")
+    if ys.shape != (n_var,) or idx.shape != (n_var,) or np.any(np.abs(ys) != 1):
+        raise ValueError("solve_smo: ys must be +-1 and ys, idx must have the length of p.")
+    if len(idx) and (idx.min() < 0 or idx.max() >= n_rows):
+        raise ValueError("solve_smo: idx points outside the kernel matrix.")
+    b = np.zeros(n_var) if alpha0 is None else np.array(alpha0, dtype=np.float64)
+    if np.any(b < lo - 1e-12) or np.any(b > hi + 1e-12):
+        raise ValueError("solve_smo: alpha0 must lie in [lower, upper].")
+    return p, ys, lo, hi, idx, np.clip(b, lo, hi)
+
+
 def solve_smo(
     K,
     p,
@@ -250,13 +271,14 @@ def solve_smo(
     shrinking: bool = True,
     working_memory: float | None = None,
     warn: bool = True,
+    callback=None,
 ) -> Result:
     """Solve ``min 1/2 b^T Q b + p^T b, ys^T b = ys^T alpha0, lower <= b <= upper`` by SMO.
 
     Parameters
     ----------
     K : ndarray (n_rows, n_rows), KernelRows, or Kernel
-        The kernel matrix, a :class:`~kernelkit.solvers._kernel_cache.KernelRows` (dense or
+        The kernel matrix, a :class:`~kernelkit.linalg.KernelRows` (dense or
         LRU cache), or a kernel (then ``X`` is required and the rows are computed as
         :class:`KernelRows` decides from ``working_memory``).
     p : ndarray (n_var,)
@@ -286,6 +308,8 @@ def solve_smo(
     warn : bool, default=True
         Warn :class:`~kernelkit.exceptions.ConvergenceWarning` (with the duality gap) when
         ``max_iter`` is reached.
+    callback : callable, optional
+        ``callback(n_iter, b, kkt_violation)`` once the loop has stopped.
 
     Returns
     -------
@@ -309,23 +333,8 @@ def solve_smo(
     [-2.0, -1.0, 1.0, 2.0]
     """
     rows = as_kernel_rows(K, X, working_memory=working_memory)
-    p = np.ascontiguousarray(p, dtype=np.float64)
+    p, ys, lo, hi, idx, b = _check_qp(p, ys, lower, upper, idx, alpha0, rows.n)
     n_var = p.shape[0]
-    ys = np.ones(n_var) if ys is None else np.ascontiguousarray(ys, dtype=np.float64)
-    lo = np.ascontiguousarray(np.broadcast_to(np.asarray(lower, dtype=np.float64), (n_var,)))
-    hi = np.ascontiguousarray(np.broadcast_to(np.asarray(upper, dtype=np.float64), (n_var,)))
-    idx = np.arange(n_var, dtype=np.int64) if idx is None else np.ascontiguousarray(
-        idx, dtype=np.int64)
-    if np.any(lo > hi):
-        raise ValueError("solve_smo: lower must be <= upper.")
-    if ys.shape != (n_var,) or idx.shape != (n_var,) or np.any(np.abs(ys) != 1):
-        raise ValueError("solve_smo: ys must be +-1 and ys, idx must have the length of p.")
-    if len(idx) and (idx.min() < 0 or idx.max() >= rows.n):
-        raise ValueError("solve_smo: idx points outside the kernel matrix.")
-    b = np.zeros(n_var) if alpha0 is None else np.array(alpha0, dtype=np.float64)
-    if np.any(b < lo - 1e-12) or np.any(b > hi + 1e-12):
-        raise ValueError("solve_smo: alpha0 must lie in [lower, upper].")
-    b = np.clip(b, lo, hi)
     max_iter = max(10_000_000, 100 * n_var) if max_iter is None else int(max_iter)
     G = p.copy()
     if np.any(b != 0):
@@ -337,7 +346,7 @@ def solve_smo(
     up = np.where(ys > 0, b < hi, b > lo)
     low = np.where(ys > 0, b > lo, b < hi)
     # rows come one at a time: a one-row product gains nothing from BLAS threads
-    with threadpool_limits(limits=1, user_api="blas"):
+    with limit_blas(1):
         while True:
             status = _smo_loop(b, yG, ys, lo, hi, up, low, idx, rows.diag, rows.data,
                                rows.slot_of, rows.last_used, rows.tick, active, state,
@@ -360,6 +369,8 @@ def solve_smo(
     viol = float((np.max(-ys[up] * G[up]) if up.any() else -np.inf)
                  + (np.max(ys[low] * G[low]) if low.any() else -np.inf))
     rho, gap = _rho_and_gap(b, G, ys, lo, hi)
+    if callback is not None:  # the numba loop runs to the end: one report
+        callback(int(state[0]), b, viol)
     coef = np.zeros(rows.n)
     np.add.at(coef, idx, ys * b)
     converged = status == _CONVERGED

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import FeatureMap, Linear, Precomputed
-from ..linalg import KernelOperator
+from ..linalg import KernelOperator, fits_in_memory
 
 __all__ = ["UnaryField", "unary_scores"]
 
@@ -54,9 +54,9 @@ class UnaryField:
         # traffic of the score updates); U, the duals and all objectives stay float64
         self.dtype = np.float32 if parts.dtype == np.float32 else np.float64
         self.AT = np.zeros((n_states, N), dtype=self.dtype)  # A^T = (K U)^T, row per state
-        if N * N * np.dtype(self.dtype).itemsize <= cache_size * 2**20:
+        if fits_in_memory(N * N * np.dtype(self.dtype).itemsize, cache_size):
             self.mode = "cached"
-            self.K = np.asarray(kernel._compute(parts, None), dtype=self.dtype)
+            self.K = np.asarray(kernel.block(parts, None), dtype=self.dtype)
         else:
             self.mode = "stream"
             self.diag = np.asarray(kernel.diag(parts), dtype=self.dtype)
@@ -67,7 +67,7 @@ class UnaryField:
         if self.mode == "cached":
             return self.K[a:b]
         if self._rows_key != (a, b):
-            R = np.asarray(self.kernel._compute(self.parts[a:b], self.parts), dtype=self.dtype)
+            R = np.asarray(self.kernel.block(self.parts[a:b], self.parts), dtype=self.dtype)
             t = np.arange(b - a)
             R[t, a + t] = self.diag[a:b]  # k(x, x) as kernel.diag (matters for White noise)
             self._rows_cache, self._rows_key = R, (a, b)
@@ -131,7 +131,7 @@ class UnaryField:
         if self.mode == "cached":
             R = self.K[rows]
         else:
-            R = np.asarray(self.kernel._compute(self.parts[rows], self.parts), dtype=self.dtype)
+            R = np.asarray(self.kernel.block(self.parts[rows], self.parts), dtype=self.dtype)
             R[np.arange(p), rows] = self.diag[rows]
         self.AT += self._pend_dU[:p].T.astype(self.dtype) @ R
         self._n_pend = 0

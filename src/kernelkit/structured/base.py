@@ -43,7 +43,7 @@ __all__ = ["Scores", "Oracle", "as_scores", "check_oracle"]
 
 
 class Scores(NamedTuple):
-    """Scores an oracle maximizes: f(x, z) = sum_t unary[t, z_t] + pairwise . tau(z).
+    """Scores an oracle maximizes: ``f(x, z) = sum_t unary[t, z_t] + <pairwise, tau(z)>``.
 
     Attributes
     ----------

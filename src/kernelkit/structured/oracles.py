@@ -183,7 +183,7 @@ class MulticlassOracle(_OnePartOracle):
 class HierarchyOracle(_OnePartOracle):
     """Labels are nodes of a tree; the label kernel counts shared ancestors.
 
-    k_Y(a, b) = |anc(a) & anc(b)| (ancestors including the node itself), i.e. the inner
+    ``k_Y(a, b) = |anc(a) & anc(b)|`` (ancestors including the node itself), i.e. the inner
     product of ancestor indicator vectors, so it is PSD; the task loss is the tree distance
     Delta(a, b) = number of edges between a and b = k_Y(a, a) + k_Y(b, b) - 2 k_Y(a, b).
 

@@ -76,7 +76,7 @@ class StructuredSVM(JointKernelModel):
     support_parts_ : ndarray of shape (n_support, n_features)
         Those training parts.
     unary_coef_ : ndarray of shape (n_support, n_states)
-        Coefficients U: f's unary scores are k_X(x_t, support_parts_) U L.
+        Coefficients U: f's unary scores are ``k_X(x_t, support_parts_) U L``.
     pairwise_coef_ : ndarray of shape (n_pairwise_features,)
         Weights of the explicit output features (transition weights for chains).
     label_kernel_ : ndarray of shape (n_states, n_states)

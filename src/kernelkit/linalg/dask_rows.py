@@ -1,4 +1,4 @@
-"""Kernel products over the rows of a dask array on a ``dask.distributed`` cluster.
+"""Rows in dask chunks: kernel products over the rows of a dask array on a cluster.
 
 The rows of X stay on the workers, chunk by chunk (a chunk spans all columns). A product
 with ``K_nM = K(X, Y)`` for an in-memory Y (the Nystrom centers) is one task per chunk,
@@ -11,13 +11,14 @@ is the single-process one up to rounding (the order of a sum). Only V (M x k) tr
 the workers and (M x k) per chunk travels back. Each task uses the ordinary in-memory
 :class:`~kernelkit.linalg.KernelOperator` on its chunk (row blocks within working memory).
 
-:class:`DaskBlockKernelOperator` (what NystromKernelRidge uses) goes one step further:
-each task returns the partials of its fixed row blocks and the client adds them in float64
-in block order, exactly as :class:`~kernelkit.large_scale._blocks.BlockKernelOperator`
-does in one process, so with chunks that are whole blocks the results are identical.
+With fixed blocks (``block_rows``, what NystromKernelRidge uses) each task returns the
+partials of its fixed row blocks and the client adds them in float64 in block order,
+exactly as the in-memory operator with ``block_rows`` does in one process, so with chunks
+that are whole blocks (:func:`align_row_chunks`) the results are identical.
 
-Importing this module imports dask; nothing else in kernelkit does until dask arrays are
-passed in.
+:class:`DaskRows` is this module's side of the data seam (:mod:`kernelkit.linalg.sources`).
+Importing this module imports nothing from dask; its functions import dask when called,
+and nothing else in kernelkit does until dask arrays are passed in.
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import resolve_kernel
-from ..linalg.operator import KernelOperator, _is_dask_array
-from ._blocks import _FixedBlocks, block_partials, sum_partials
+from .blocks import block_slices, map_blocks, parallel_threads, sum_partials
+from .operator import KernelOperator
 
 __all__ = [
+    "is_dask_array",
     "DaskKernelOperator",
-    "DaskBlockKernelOperator",
+    "DaskRows",
     "align_row_chunks",
     "get_running_client",
     "as_row_chunked",
@@ -38,6 +40,11 @@ __all__ = [
     "check_finite_chunks",
     "predict_chunks",
 ]
+
+def is_dask_array(X) -> bool:
+    """Whether ``X`` is a dask array, without importing dask."""
+    return type(X).__module__.startswith("dask.") and hasattr(X, "chunks") and hasattr(X, "dask")
+
 
 NO_CLIENT = (
     "{what} got dask arrays, which run on a dask.distributed cluster, but no Client is "
@@ -80,7 +87,7 @@ def as_row_chunked(A, name: str = "X", dtype=None, n_rows_chunks=None):
     """
     import dask.array as da
 
-    if not _is_dask_array(A):
+    if not is_dask_array(A):
         A = np.asarray(A)
         _check_rows(A, name, n_rows_chunks)
         A = da.from_array(A, chunks=(n_rows_chunks or "auto",) + (-1,) * (A.ndim - 1))
@@ -165,8 +172,21 @@ def _chunk_matmul(x, Y, kernel, V, working_memory, block_info=None):
 
 
 def _chunk_partials(x, u, Y, kernel, V, rows):
-    # the chunk's per-block partials K_b^T (K_b V) or K_b^T U_b, stacked in block order
-    return np.stack(list(block_partials(kernel, x, Y, rows, V, u)))
+    # the chunk's per-block partials K_b^T (K_b V) or K_b^T U_b, stacked in block order,
+    # each on one BLAS thread (as the in-memory operator with fixed blocks)
+    slices = block_slices(x.shape[0], rows)
+
+    def part(sl):
+        Kb = kernel.block(x[sl], Y)
+        if V is None:
+            return Kb.T @ u[sl]  # K_b^T U_b
+        W = Kb @ V
+        if u is not None:
+            W += u[sl]
+        return Kb.T @ W  # K_b^T (K_b V + U_b)
+
+    threads = parallel_threads(x.shape[0] * Y.shape[0])
+    return np.stack(list(map_blocks(part, slices, threads, pin_blas=True)))
 
 
 def _sum_in_order(parts):
@@ -197,33 +217,43 @@ class DaskKernelOperator(KernelOperator):
     True
     """
 
-    def __init__(self, kernel, X, Y=None, working_memory: float | None = None):
+    @classmethod
+    def accepts(cls, X) -> bool:
+        return is_dask_array(X)
+
+    def __init__(self, kernel, X, Y=None, working_memory: float | None = None, *,
+                 block_rows: int | None = None, keep_blocks: bool = False):
         if Y is None:
             raise ValueError(
                 "A KernelOperator over a dask X needs an in-memory Y (e.g. Nystrom "
                 "centers); the n x n operator K(X, X) is not distributed."
             )
-        if _is_dask_array(Y):
+        if is_dask_array(Y):
             raise ValueError("Y must be an in-memory array (only the rows X may be dask).")
         self.client = get_running_client("KernelOperator")
         X = as_row_chunked(X, "X")
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D; got shape {X.shape}.")
         self.kernel = resolve_kernel(kernel, n_features=X.shape[1])
-        self.Y = self.kernel._check_input(Y)
+        self.Y = self.kernel.check_input(Y)
         if self.Y.shape[1] != X.shape[1]:
             raise ValueError(f"X has {X.shape[1]} features but Y has {self.Y.shape[1]}.")
         self.symmetric = False
         self.working_memory = working_memory
+        self.block_rows = None if block_rows is None else int(block_rows)
+        self.keep_blocks = False  # the blocks live on the workers: formed on every pass
+        self._kept = None
         self.X, self._futures, self.offsets = persist_rows(self.client, X)
-        [self._Y_future] = self.client.scatter([self.Y], broadcast=True)
+        # a fresh key: scattered by content, Y shared its key with the ndarray that a lazy
+        # ``op @ V`` graph embeds, and was lost when that computation released it
+        [self._Y_future] = self.client.scatter([self.Y], broadcast=True, hash=False)
 
     @property
     def shape(self) -> tuple[int, int]:
         return (int(self.X.shape[0]), len(self.Y))
 
     @property
-    def dtype(self):
+    def block_dtype(self):
         return np.dtype(self.X.dtype)
 
     @property
@@ -235,16 +265,21 @@ class DaskKernelOperator(KernelOperator):
         check_finite_chunks(self.client, self._futures, self.offsets, name)
 
     def row_parts(self, U, name: str = "U"):
-        """``U`` (n rows, numpy or dask) split by X's row chunks, as futures or arrays."""
+        """``U`` (n rows, numpy or dask) split by X's row chunks, as futures or arrays
+        (in the blocks' dtype with fixed blocks, as the in-memory operator)."""
         if U is None:
             return [None] * self.n_chunks
-        if _is_dask_array(U):
-            U = as_row_chunked(U, name, dtype=self.dtype, n_rows_chunks=self.X.chunks[0])
+        dtype = self.block_dtype if self.fixed_blocks else self.dtype
+        if is_dask_array(U):
+            U = as_row_chunked(U, name, dtype=dtype, n_rows_chunks=self.X.chunks[0])
             return persist_rows(self.client, U)[1]
-        U = np.asarray(U)
+        U = np.asarray(U, dtype=dtype) if self.fixed_blocks else np.asarray(U)
         if U.shape[0] != self.shape[0]:
             raise ValueError(f"Operator has {self.shape[0]} rows but {name} has {U.shape[0]}.")
-        return [U[a:b] for a, b in zip(self.offsets[:-1], self.offsets[1:])]
+        # scattered under fresh keys: arrays passed to map are keyed by their content,
+        # and the same rows sent again while an earlier pass releases them got lost
+        return self.client.scatter([U[a:b] for a, b in zip(self.offsets[:-1], self.offsets[1:])],
+                                   hash=False)
 
     def _chunk_names(self) -> list[str]:
         """``"i (rows a to b)"`` for each row chunk (for error messages)."""
@@ -265,11 +300,25 @@ class DaskKernelOperator(KernelOperator):
         raise ValueError("diag() needs a square in-memory operator.")
 
     # --------------------------------------------------------------- products
-    def normal_matmul(self, V, U=None) -> np.ndarray:
-        """``K^T (K V [+ U])``: one task per chunk on its worker, summed on the client."""
-        V = np.asarray(V)
+    def _check_V(self, V):
+        V = np.asarray(V, dtype=self.block_dtype) if self.fixed_blocks else np.asarray(V)
         if V.shape[0] != self.shape[1]:
             raise ValueError(f"Operator has {self.shape[1]} columns but V has {V.shape[0]} rows.")
+        return V
+
+    def _fixed_partials(self, V, parts) -> np.ndarray:
+        futs = self.client.map(_chunk_partials, self._futures, parts, Y=self._Y_future,
+                               kernel=self.kernel, V=V, rows=self.block_rows, pure=False)
+        out = None
+        for chunk in self.client.gather(futs):  # chunk order, then block order
+            out = sum_partials(chunk, out)
+        return out
+
+    def normal_matmul(self, V, U=None) -> np.ndarray:
+        """``K^T (K V [+ U])``: one task per chunk on its worker, summed on the client."""
+        V = self._check_V(V)
+        if self.fixed_blocks:
+            return self._fixed_partials(V, self.row_parts(U))
         futs = self.client.map(_chunk_normal, self._futures, self.row_parts(U),
                                self._chunk_names(), Y=self._Y_future, kernel=self.kernel, V=V,
                                working_memory=self.working_memory, pure=False)
@@ -277,6 +326,8 @@ class DaskKernelOperator(KernelOperator):
 
     def t_matmul(self, U) -> np.ndarray:
         """``K^T U`` for U with n rows (numpy, or dask chunked like X), summed on the client."""
+        if self.fixed_blocks:
+            return self._fixed_partials(None, self.row_parts(U))
         futs = self.client.map(_chunk_t, self._futures, self.row_parts(U),
                                self._chunk_names(), Y=self._Y_future, kernel=self.kernel,
                                working_memory=self.working_memory, pure=False)
@@ -290,48 +341,6 @@ class DaskKernelOperator(KernelOperator):
         return predict_chunks(self.X, self.Y, self.kernel, V, self.working_memory)
 
     __matmul__ = matmul
-
-
-class DaskBlockKernelOperator(_FixedBlocks, DaskKernelOperator):
-    """The dask twin of :class:`~kernelkit.large_scale._blocks.BlockKernelOperator`.
-
-    Each chunk is cut into blocks of ``block_rows`` rows from its first row; every task
-    returns its blocks' partials ``K_b^T W_b`` (X's dtype) and the client adds them all in
-    float64 in (chunk, block) order. When every chunk but the last is a multiple of
-    ``block_rows`` (see :func:`align_row_chunks`), these are exactly the blocks, partials
-    and additions of the single-process operator, so the results are identical.
-    """
-
-    def __init__(self, kernel, X, Y, block_rows: int):
-        super().__init__(kernel, X, Y)
-        self.block_rows = int(block_rows)
-
-    def _run(self, V, U) -> np.ndarray:
-        futs = self.client.map(_chunk_partials, self._futures, U, Y=self._Y_future,
-                               kernel=self.kernel, V=V, rows=self.block_rows, pure=False)
-        out = None
-        for parts in self.client.gather(futs):  # chunk order, then block order
-            out = sum_partials(parts, out)
-        return out
-
-    def _parts(self, U, name):
-        # U split by X's row chunks, in the blocks' dtype (as the single-process operator)
-        if _is_dask_array(U):
-            U = as_row_chunked(U, name, dtype=self.block_dtype, n_rows_chunks=self.X.chunks[0])
-            return persist_rows(self.client, U)[1]
-        return self.row_parts(None if U is None else np.asarray(U, dtype=self.block_dtype),
-                              name)
-
-    def normal_matmul(self, V, U=None) -> np.ndarray:
-        """``K^T (K V [+ U])``: per-block partials on the workers, float64 sum on the client."""
-        V = np.asarray(V, dtype=self.block_dtype)
-        if V.shape[0] != self.shape[1]:
-            raise ValueError(f"Operator has {self.shape[1]} columns but V has {V.shape[0]} rows.")
-        return self._run(V, self._parts(U, "U"))
-
-    def t_matmul(self, U) -> np.ndarray:
-        """``K^T U``: per-block partials on the workers, float64 sum on the client."""
-        return self._run(None, self._parts(U, "U"))
 
 
 def align_row_chunks(A, rows: int):
@@ -355,3 +364,82 @@ def predict_chunks(X, Y, kernel, V, working_memory=None):
                             drop_axis=1)
     return X.map_blocks(_chunk_matmul, Y, kernel, V, working_memory, dtype=dtype,
                         chunks=(X.chunks[0], (V.shape[1],)))
+
+
+class DaskRows:
+    """Rows in the chunks of a dask array persisted on the running Client's workers (the
+    dask side of the data seam, :class:`~kernelkit.linalg.sources.RowSource`).
+
+    Build it with :meth:`for_fit` (X and y validated, persisted and checked for NaN chunk
+    by chunk) or :meth:`for_predict`.
+    """
+
+    def __init__(self, X):
+        self.X = X
+
+    @classmethod
+    def for_fit(cls, X, y, work_dtype, what: str = "kernelkit"):
+        """``(rows, y)`` from dask (or, for y, numpy) arrays: row-chunked in the working
+        dtype ``work_dtype(X.dtype)``, persisted, non-finite chunks named."""
+        client = get_running_client(what)
+        if not is_dask_array(X):
+            raise ValueError("When y is a dask array, X must be a dask array too.")
+        if X.ndim != 2:
+            raise ValueError(f"Expected a 2-D X (n_samples, n_features); got shape {X.shape}.")
+        dtype = work_dtype(X.dtype)
+        X = as_row_chunked(X, "X", dtype=dtype)
+        n, d = X.shape
+        if n == 0 or d == 0:
+            raise ValueError(f"Found array with shape {X.shape}; at least one row and column "
+                             "are required.")
+        if np.ndim(y) not in (1, 2) or np.shape(y)[0] != n:
+            raise ValueError(f"X has {n} rows but y has shape {np.shape(y)}; y must have "
+                             "one row per row of X.")
+        y = as_row_chunked(y, "y", dtype=dtype, n_rows_chunks=X.chunks[0])
+        X, x_chunks, offsets = persist_rows(client, X)
+        y, y_chunks, _ = persist_rows(client, y)
+        check_finite_chunks(client, x_chunks, offsets, "X")
+        check_finite_chunks(client, y_chunks, offsets, "y")
+        return cls(X), y
+
+    @classmethod
+    def for_predict(cls, X, dtype, n_features: int, what: str = "kernelkit"):
+        """Rows of a dask X to predict on (on the current Client), in ``dtype``."""
+        get_running_client(what)  # dask X runs on the current Client
+        X = as_row_chunked(X, "X", dtype=dtype)
+        if X.ndim != 2 or X.shape[1] != n_features:
+            raise ValueError(f"X has shape {X.shape} but {what} is expecting {n_features} "
+                             "features.")
+        return cls(X)
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(self.X.dtype)
+
+    def take(self, indices) -> np.ndarray:
+        return np.asarray(self.X[indices].compute())
+
+    def row_blocks(self, rows: int):
+        for chunk in self.X.to_delayed().ravel():  # chunk by chunk to this process
+            x = np.asarray(chunk.compute())
+            for sl in block_slices(x.shape[0], rows):
+                yield x[sl]
+
+    def kernel_operator(self, kernel, centers, block_rows: int,
+                        keep_blocks: bool = False) -> DaskKernelOperator:
+        # chunks made whole numbers of the in-memory row blocks, so that both compute the
+        # same partial products and add them in the same order
+        X = align_row_chunks(self.X, block_rows)
+        return DaskKernelOperator(kernel, X, centers, block_rows=block_rows)
+
+    def predict(self, kernel, centers, coef, working_memory: float | None = None):
+        # lazy K(X, centers) coef with X's row chunks, computed on the workers
+        return predict_chunks(self.X, centers, kernel, coef, working_memory)

@@ -8,17 +8,24 @@ The numba loops of the solvers read rows through the arrays ``data`` (slots x n)
 ``slot_of`` (row -> slot or -1), ``last_used`` (slot -> tick) and ``tick``; when a row is not
 in the cache the loop returns to Python with the row it needs, Python calls :meth:`fetch`,
 and the loop resumes (see :func:`kernelkit.solvers.solve_smo`).
+
+Row blocks are planned by :mod:`kernelkit.linalg.blocks`; a kernel that is the exponential
+of one matrix product (``Kernel.exp_factors``, the RBF) has its rows formed by one GEMM
+of the precomputed factors and an in-place exp, without rescaling X for every row.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import sklearn
 from numba import njit
 
 from ..kernels import Kernel, Precomputed
+from .blocks import block_rows, working_memory_bytes
 
 __all__ = ["KernelRows", "as_kernel_rows"]
+
+# rows are computed in blocks of at most this many MiB (in cache, one GEMM each)
+ROW_BLOCK_MIB = 32
 
 
 class KernelRows:
@@ -46,7 +53,7 @@ class KernelRows:
     --------
     >>> import numpy as np
     >>> from kernelkit.kernels import RBF
-    >>> from kernelkit.solvers._kernel_cache import KernelRows
+    >>> from kernelkit.linalg.rows import KernelRows
     >>> X = np.random.default_rng(0).normal(size=(50, 2))
     >>> rows = KernelRows(RBF(), X, dense=False, working_memory=0.004, dtype=np.float64)
     >>> rows.mode, rows.data.shape
@@ -60,12 +67,11 @@ class KernelRows:
         if isinstance(kernel, Precomputed):  # the input is the matrix
             kernel, matrix = None, np.asarray(X)
         self.kernel = kernel
-        wm = sklearn.get_config()["working_memory"] if working_memory is None else working_memory
-        budget = float(wm) * 2**20
+        budget = working_memory_bytes(working_memory)
         self.n_computed = 0
         if matrix is not None:
             n = matrix.shape[0]
-            self.n, self.X, self.mode, self._rbf = n, None, "dense", None
+            self.n, self.X, self.mode, self._factors = n, None, "dense", None
             self.data = np.ascontiguousarray(matrix)
             self.diag = np.ascontiguousarray(np.diag(matrix), dtype=np.float64)
             self.slot_of = np.arange(n, dtype=np.int64)
@@ -83,7 +89,7 @@ class KernelRows:
             and not isinstance(kernel, Precomputed) else X
         if dense is None:
             dense = n * n * dtype.itemsize <= budget
-        self._rbf = _rbf_fast_path(kernel, self.X)
+        self._factors = None if kernel is None else kernel.exp_factors(self.X)
         n_slots = n if dense else int(min(n, max(2, budget // (dtype.itemsize * max(n, 1)))))
         self.mode = "lazy" if dense else "lru"
         self.data = np.empty((n_slots, n), dtype=dtype)
@@ -133,15 +139,15 @@ class KernelRows:
             slots = np.argsort(self.last_used, kind="stable")[: len(rows)]
             old = self.row_of_slot[slots]
             self.slot_of[old[old >= 0]] = -1
-        step = max(1, int(32 * 2**20 // (8 * max(self.n, 1))))
+        step = block_rows(self.n, 8, ROW_BLOCK_MIB)
         for start in range(0, len(rows), step):
             rr, ss = rows[start : start + step], slots[start : start + step]
-            if self._rbf is not None:
-                Xs, sq = self._rbf
-                block = Xs[rr] @ Xs.T
-                _rbf_rows_inplace(block, sq[rr], sq)
+            if self._factors is not None:
+                A, B = self._factors
+                block = A[rr] @ B.T  # the exponent, one GEMM
+                _exp_clipped_inplace(block)
             else:
-                block = self.kernel._compute(self.X[rr], self.X)
+                block = self.kernel.block(self.X[rr], self.X)
             block[np.arange(len(rr)), rr] = self.diag[rr]  # diagonal of k(X, X) is diag
             self.data[ss] = block
         self.slot_of[rows] = slots
@@ -180,10 +186,10 @@ class KernelRows:
         Xc = self.X[cols]
         col_pos = np.full(self.n, -1, dtype=np.int64)
         col_pos[cols] = np.arange(len(cols))
-        step = max(1, int(64 * 2**20 // (8 * len(cols))))
+        step = block_rows(len(cols), 8, 2 * ROW_BLOCK_MIB)
         for start in range(0, len(rows), step):
             rr = rows[start : start + step]
-            Kb = self.kernel._compute(self.X[rr], Xc)
+            Kb = self.kernel.block(self.X[rr], Xc)
             j = col_pos[rr]
             hit = np.flatnonzero(j >= 0)
             Kb[hit, j[hit]] = self.diag[rr[hit]]
@@ -205,27 +211,13 @@ def as_kernel_rows(K, X=None, **kwargs) -> KernelRows:
     return KernelRows(None, None, matrix=K)
 
 
-def _rbf_fast_path(kernel, X):
-    """Scaled inputs and squared norms for an isotropic RBF kernel (else None).
-
-    Single kernel rows are what SMO asks for; computing them through ``kernel._compute``
-    rescales all of X and launches a parallel loop per row, which costs more than the row.
-    """
-    from ..kernels import RBF
-
-    if type(kernel) is not RBF or np.ndim(kernel.length_scale) != 0 or X is None:
-        return None
-    Xs = np.ascontiguousarray(X / np.asarray(kernel.length_scale, dtype=X.dtype))
-    return Xs, np.einsum("ij,ij->i", Xs, Xs)
-
-
 @njit(cache=True)
-def _rbf_rows_inplace(G, sq_rows, sq):
-    # k = exp(-1/2 max(|x|^2 + |y|^2 - 2 x.y, 0)) on the scaled inputs
+def _exp_clipped_inplace(G):
+    # k = exp(min(g, 0)): the exponent -1/2 ||x - y||^2 <= 0 up to rounding
     for i in range(G.shape[0]):
         for j in range(G.shape[1]):
-            d = sq_rows[i] + sq[j] - 2.0 * G[i, j]
-            G[i, j] = np.exp(-0.5 * d) if d > 0.0 else 1.0
+            g = G[i, j]
+            G[i, j] = np.exp(g) if g < 0.0 else 1.0
 
 
 @njit(cache=True)

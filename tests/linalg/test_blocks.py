@@ -8,18 +8,15 @@ from threadpoolctl import threadpool_limits
 
 from kernelkit import NystromKernelRidge
 from kernelkit.kernels import RBF
-from kernelkit.large_scale._blocks import (
-    BlockKernelOperator,
-    block_slices,
-    falkon_block_rows,
-)
+from kernelkit.linalg import KernelOperator
+from kernelkit.linalg.blocks import block_rows, block_slices
 
 
 def test_block_rows_and_slices():
     # 1 MiB of float32 with 100 columns: 2621 rows, rounded down to a multiple of 64
-    assert falkon_block_rows(10**6, 100, 4, 1.0) == 2560
-    assert falkon_block_rows(1000, 100, 4, 1.0) == 1000  # never more than n
-    assert falkon_block_rows(10**6, 10**6, 8, 1.0) == 1  # at least one row
+    assert block_rows(100, 4, 1.0, n_rows=10**6, quantum=64) == 2560
+    assert block_rows(100, 4, 1.0, n_rows=1000, quantum=64) == 1000  # never more than n
+    assert block_rows(10**6, 8, 1.0, n_rows=10**6, quantum=64) == 1  # at least one row
     assert block_slices(10, 4) == [slice(0, 4), slice(4, 8), slice(8, 10)]
 
 
@@ -28,7 +25,7 @@ def test_block_products_are_the_sums_over_blocks(dtype):
     rng = np.random.default_rng(0)
     X, C = rng.normal(size=(700, 3)).astype(dtype), rng.normal(size=(40, 3)).astype(dtype)
     V, U = rng.normal(size=(40, 2)), rng.normal(size=(700, 2))
-    op = BlockKernelOperator(RBF(1.3), X, C, block_rows=64)
+    op = KernelOperator(RBF(1.3), X, C, block_rows=64)
     K = RBF(1.3)(X.astype(np.float64), C.astype(np.float64))  # dense float64 reference
     V32, U32 = V.astype(dtype).astype(np.float64), U.astype(dtype).astype(np.float64)
     rtol = 1e-12 if dtype == np.float64 else 1e-4
@@ -63,8 +60,8 @@ def test_kept_blocks_give_the_same_products():
     rng = np.random.default_rng(2)
     X, C = rng.normal(size=(900, 3)).astype(np.float32), rng.normal(size=(50, 3))
     V, U = rng.normal(size=50), rng.normal(size=900)
-    formed = BlockKernelOperator(RBF(), X, C.astype(np.float32), block_rows=128)
-    kept = BlockKernelOperator(RBF(), X, C.astype(np.float32), block_rows=128,
+    formed = KernelOperator(RBF(), X, C.astype(np.float32), block_rows=128)
+    kept = KernelOperator(RBF(), X, C.astype(np.float32), block_rows=128,
                                keep_blocks=True)
     for _ in range(2):  # the second product reuses the kept blocks
         np.testing.assert_array_equal(kept.normal_matmul(V), formed.normal_matmul(V))

@@ -1,0 +1,35 @@
+"""The one matrix product every layer shares: ``X @ Y.T`` through SciPy's BLAS.
+
+The GEMM goes through SciPy's BLAS, the library that the Cholesky factorizations and
+triangular solves use. NumPy bundles its own OpenBLAS, whose worker threads keep spinning
+for a while after a call; a ``numpy`` matmul right before a LAPACK call made that call up
+to 2x slower on 2 cores while the two thread pools fought over them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.linalg.blas import get_blas_funcs
+
+__all__ = ["gram"]
+
+
+def gram(X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
+    """Plain inner products ``X @ Y.T`` (one GEMM, C-contiguous output).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit._blas import gram
+    >>> gram(np.array([[1.0, 2.0]]), np.array([[3.0, 4.0]]))
+    array([[11.]])
+    """
+    Y = X if Y is None else Y
+    dtype = np.result_type(X, Y)
+    if dtype not in (np.float32, np.float64) or X.size == 0 or Y.size == 0:
+        return np.ascontiguousarray(X @ Y.T)
+    X = np.ascontiguousarray(X, dtype=dtype)
+    Y = np.ascontiguousarray(Y, dtype=dtype)
+    (gemm,) = get_blas_funcs(("gemm",), (X,))
+    # (X Y^T) in C order is (Y X^T) in Fortran order: Y = (Y^T)^T with Y^T Fortran-ordered
+    return gemm(1.0, Y.T, X.T, trans_a=1).T

@@ -1,0 +1,50 @@
+"""Threads, in one place: the BLAS thread count, a limit on it, and one worker pool.
+
+Every subpackage that runs work on several Python threads or pins BLAS to one thread goes
+through these (the blockwise products of :mod:`kernelkit.linalg.blocks`, KernelPCA's
+tiled Gram matrix, the preconditioner's triangular solves, the ensembles' parallel fits).
+
+Examples
+--------
+>>> from kernelkit._threads import blas_threads, limit_blas, pool
+>>> with limit_blas(1):
+...     blas_threads()
+1
+>>> list(pool(2).map(abs, [-1, 2]))
+[1, 2]
+"""
+
+from __future__ import annotations
+
+import functools
+
+__all__ = ["controller", "blas_threads", "limit_blas", "pool"]
+
+
+@functools.lru_cache(maxsize=1)
+def controller():
+    """One ``threadpoolctl.ThreadpoolController`` for the process: creating one scans the
+    loaded libraries (/proc/self/maps), about 3 ms, which per block pass added up."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def blas_threads() -> int:
+    """The number of BLAS threads currently allowed (1 if unknown)."""
+    info = [lib["num_threads"] for lib in controller().info() if lib["user_api"] == "blas"]
+    return max(1, min(info)) if info else 1
+
+
+def limit_blas(limits: int = 1):
+    """A context manager that allows at most ``limits`` BLAS threads inside it."""
+    return controller().limit(limits=limits, user_api="blas")
+
+
+@functools.lru_cache(maxsize=4)
+def pool(n_threads: int):
+    """A process-wide pool of ``n_threads`` workers (kept: starting threads for every pass
+    cost ~2 ms each). Tasks must not themselves wait on this pool."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(n_threads, thread_name_prefix="kernelkit-blocks")

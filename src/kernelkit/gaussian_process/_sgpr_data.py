@@ -1,0 +1,84 @@
+"""Training rows of the sparse GP: validated, optionally standardized, in memory or on Dask."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import validate_data
+from ..linalg import is_dask_array
+from ._rows import DaskRows, InMemoryRows, rows_per_block
+
+__all__ = ["is_dask", "prepare_rows"]
+
+
+def is_dask(*arrays) -> bool:
+    return any(is_dask_array(a) for a in arrays)
+
+
+def _standardize(Y, normalize: bool):
+    """``(Y - mean) / std`` per column (std 0 -> 1) when ``normalize``; returns the pair too."""
+    t = Y.shape[1]
+    if not normalize:
+        return Y, np.zeros(t), np.ones(t)
+    mean, std = Y.mean(axis=0), Y.std(axis=0)
+    std = np.where(std < 10 * np.finfo(float).eps, 1.0, std)
+    return (Y - mean) / std, mean, std
+
+
+def prepare_rows(estimator, X, y):
+    """``(rows, y_mean, y_std, y_ndim)`` from numpy or dask ``X`` and ``y``.
+
+    numpy: scikit-learn's validation (``validate_data``: finite, numeric, 2-D X, one target
+    row per sample). dask: a running Client is required (the error of NystromKernelRidge
+    otherwise), the chunks are checked for NaN/inf on the workers and persisted there.
+    """
+    rows_per = rows_per_block(512)  # the caller resets it once M is known
+    if not is_dask(X, y):
+        X, y = validate_data(estimator, X, y, multi_output=True, y_numeric=True,
+                             dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        Y, mean, std = _standardize(y.reshape(len(X), -1), estimator.normalize_y)
+        return InMemoryRows(X, Y, rows_per), mean, std, y.ndim
+    return _prepare_dask(estimator, X, y, rows_per)
+
+
+def _prepare_dask(estimator, X, y, rows_per):
+    # the dask helpers NystromKernelRidge uses (same errors)
+    from ..linalg.dask_rows import (
+        as_row_chunked,
+        check_finite_chunks,
+        get_running_client,
+        persist_rows,
+    )
+
+    client = get_running_client(type(estimator).__name__)
+    if not is_dask_array(X):
+        raise ValueError("When y is a dask array, X must be a dask array too.")
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2-D X (n_samples, n_features); got shape {X.shape}.")
+    X = as_row_chunked(X, "X", dtype=np.float64)
+    n, d = X.shape
+    if n == 0 or d == 0:
+        raise ValueError(f"Found array with shape {X.shape}; at least one row and column "
+                         "are required.")
+    if np.ndim(y) not in (1, 2) or np.shape(y)[0] != n:
+        raise ValueError(f"X has {n} rows but y has shape {np.shape(y)}; y must have one "
+                         "row per row of X.")
+    y_ndim = np.ndim(y)
+    Y = as_row_chunked(y, "y", dtype=np.float64, n_rows_chunks=X.chunks[0])
+    Y = Y.reshape(n, -1) if Y.ndim == 1 else Y
+    X, x_chunks, offsets = persist_rows(client, X)
+    Y, y_chunks, _ = persist_rows(client, Y)
+    check_finite_chunks(client, x_chunks, offsets, "X")
+    check_finite_chunks(client, y_chunks, offsets, "y")
+    estimator.n_features_in_ = int(d)
+    if hasattr(estimator, "feature_names_in_"):  # from an earlier fit on a DataFrame
+        del estimator.feature_names_in_
+    if estimator.normalize_y:
+        mean = np.asarray(Y.mean(axis=0).compute(), dtype=float)
+        std = np.asarray(Y.std(axis=0).compute(), dtype=float)
+        std = np.where(std < 10 * np.finfo(float).eps, 1.0, std)
+        Y = (Y - mean) / std
+    else:
+        mean, std = np.zeros(Y.shape[1]), np.ones(Y.shape[1])
+    return DaskRows(client, X, Y, rows_per), mean, std, y_ndim

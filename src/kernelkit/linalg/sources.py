@@ -1,0 +1,99 @@
+"""The data seam: where the rows of X live, behind one small interface.
+
+An estimator that passes over its data in row blocks (NystromKernelRidge; next the sparse
+GP) asks a :class:`RowSource` for what it needs and never for how the rows are stored:
+
+- ``n_rows``, ``n_features``, ``dtype``;
+- ``take(indices)``: some rows in memory (the Nystrom centers);
+- ``row_blocks(rows)``: the rows, a block at a time;
+- ``kernel_operator(kernel, centers, block_rows, keep_blocks)``: ``K(X, centers)`` as a
+  :class:`~kernelkit.linalg.KernelOperator` with fixed row blocks (float64 partial sums);
+- ``predict(kernel, centers, coef, working_memory)``: ``K(X, centers) @ coef``.
+
+:class:`ArrayRows` holds them in memory; :class:`~kernelkit.linalg.dask_rows.DaskRows` in the
+chunks of a dask array on a cluster. Sparse rows plug in as a third implementation.
+
+Examples
+--------
+>>> import numpy as np
+>>> from kernelkit.kernels import RBF
+>>> from kernelkit.linalg.sources import ArrayRows
+>>> rows = ArrayRows(np.random.default_rng(0).normal(size=(300, 2)))
+>>> centers = rows.take(np.arange(10))
+>>> op = rows.kernel_operator(RBF(), centers, block_rows=64)
+>>> rows.n_rows, op.shape, op.dtype
+(300, (300, 10), dtype('float64'))
+>>> f = rows.predict(RBF(), centers, np.ones(10))
+>>> bool(np.allclose(f, RBF()(rows.take(np.arange(300)), centers).sum(axis=1)))
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from .blocks import block_slices
+from .operator import KernelOperator
+
+__all__ = ["RowSource", "ArrayRows"]
+
+
+@runtime_checkable
+class RowSource(Protocol):
+    """Where the rows of X live (in memory, dask chunks, later sparse rows)."""
+
+    @property
+    def n_rows(self) -> int: ...
+
+    @property
+    def n_features(self) -> int: ...
+
+    @property
+    def dtype(self) -> np.dtype: ...
+
+    def take(self, indices) -> np.ndarray: ...
+
+    def row_blocks(self, rows: int) -> Iterator[np.ndarray]: ...
+
+    def kernel_operator(self, kernel, centers, block_rows: int,
+                        keep_blocks: bool = False) -> KernelOperator: ...
+
+    def predict(self, kernel, centers, coef, working_memory: float | None = None): ...
+
+
+class ArrayRows:
+    """Rows held in memory as one array (already validated)."""
+
+    def __init__(self, X: np.ndarray):
+        self.X = X
+
+    @property
+    def n_rows(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.X.dtype
+
+    def take(self, indices) -> np.ndarray:
+        return self.X[indices]
+
+    def row_blocks(self, rows: int) -> Iterator[np.ndarray]:
+        for sl in block_slices(self.n_rows, rows):
+            yield self.X[sl]
+
+    def kernel_operator(self, kernel, centers, block_rows: int,
+                        keep_blocks: bool = False) -> KernelOperator:
+        return KernelOperator(kernel, self.X, centers, block_rows=block_rows,
+                              keep_blocks=keep_blocks)
+
+    def predict(self, kernel, centers, coef, working_memory: float | None = None):
+        # f(X) = K(X, centers) coef, blockwise
+        return KernelOperator(kernel, self.X, centers, working_memory=working_memory) @ coef
