@@ -11,12 +11,16 @@ $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# after installing, `kernelkit warmup` compiles the numba code once (about a minute): the
+# cache files it writes next to the sources make every later first call fast
 $(VENV)/.demo-installed: $(BIN)/activate pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[plot,io,progress]"
+	$(BIN)/kernelkit warmup
 	touch $@
 
 $(VENV)/.test-installed: $(BIN)/activate pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[all]"
+	$(BIN)/kernelkit warmup
 	touch $@ $(VENV)/.demo-installed
 
 demo: $(VENV)/.demo-installed

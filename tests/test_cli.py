@@ -15,6 +15,8 @@ import pytest
 
 import kernelkit
 
+from .report.html_structure import check_report_structure
+
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 
@@ -307,6 +309,14 @@ def test_demo_quick_writes_report(tmp_path):
     assert "all sections ok" in proc.stdout and "FAILED" not in text
     assert "data:image/png;base64," in text and "<script" not in text
     assert "Summary" in proc.stdout and "top eigenvalue" in proc.stdout
+    # the rendered quick report: tables well formed, a number in every number cell, every
+    # figure embedded, the summary grouped by section; the terminal summary fits 100 columns
+    parsed = check_report_structure(text)
+    assert len(parsed.images) >= 9
+    summary = proc.stdout.split("\nSummary")[1].split("\nreport:")[0]
+    assert max(len(line) for line in summary.splitlines()) <= 100
+    assert "(1 figures)" not in proc.stdout
+    assert "ABNORMAL: )" not in text and "no message; raised at" not in text
 
 
 def test_parameter_parsing_against_defaults():
@@ -379,3 +389,67 @@ def test_subpackage_models_in_process(files, tmp_path, capsys):
                               "--target", "label", "--out", tmp_path / "o.kkm")
     assert code == 1 and "unknown model 'MulticlassOracle'" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dt.kkm", "s.kkm"]
+
+
+def test_fit_help_lists_the_models(capsys):
+    from kernelkit.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["fit", "--help"])
+    out = capsys.readouterr().out
+    assert "models (case-insensitive):" in out
+    for name in ("KernelRidge", "GaussianProcessRegressor", "AdaBoost", "OneClassSVM",
+                 "DecisionTree", "StructuredSVM"):
+        assert name in out
+    assert "MulticlassOracle" not in out  # an oracle is a parameter, not a model
+    assert "WeakLearner" not in out  # a protocol, not a model
+
+
+def test_unsupervised_fit_warns_about_a_target_like_column(files, tmp_path, capsys):
+    d = files
+    code, out, err = run_main(capsys, "fit", "KernelPCA", "--data", d / "test.parquet",
+                              "--param", "n_components=2", "--out", tmp_path / "a.kkm")
+    assert code == 1  # the 'label' column is text: it cannot be a feature anyway
+    frame = pd.read_parquet(d / "test.parquet").drop(columns=["label"])
+    frame.to_csv(tmp_path / "num.csv", index=False)
+    code, out, err = run_main(capsys, "fit", "KernelPCA", "--data", tmp_path / "num.csv",
+                              "--param", "n_components=2", "--out", tmp_path / "b.kkm")
+    assert code == 0, err
+    assert "kernelkit: warning:" in err and "'y', which looks like a target" in err
+    assert "--features x1,x2,x3" in err
+    code, out, err = run_main(capsys, "fit", "KernelPCA", "--data", tmp_path / "num.csv",
+                              "--features", "x1,x2", "--param", "n_components=2",
+                              "--out", tmp_path / "c.kkm")
+    assert code == 0 and "warning" not in err
+
+
+@pytest.mark.parametrize("kind", ["pickle", "joblib"])
+def test_foreign_model_file_is_named(tmp_path, capsys, kind):
+    import pickle
+
+    import joblib
+
+    path = tmp_path / "model.pkl"
+    if kind == "pickle":
+        path.write_bytes(pickle.dumps({"model": 1}))
+    else:
+        joblib.dump({"model": 1}, path)
+    code, _, err = run_main(capsys, "info", path)
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert "looks like a pickle/joblib file" in err
+    assert "kernelkit reads files written by kernelkit.save / kernelkit fit" in err
+
+
+@pytest.mark.parametrize("value, guess", [("rbff", "'rbf'"), ("lapalcian", "'laplacian'"),
+                                          ("Matern52", "'Matern()'"),
+                                          ("RFB(length_scale=1.0)", "'RBF'")])
+def test_unknown_kernel_gets_did_you_mean(value, guess):
+    from kernelkit.cli import CLIError, parse_params
+
+    with pytest.raises(CLIError, match=f"did you mean {guess}"):
+        parse_params(kernelkit.KernelRidge, [f"kernel={value}"])
+
+
+def test_unknown_kernel_name_in_python_gets_did_you_mean():
+    with pytest.raises(ValueError, match="did you mean 'rbf'"):
+        kernelkit.KernelRidge(kernel="rfb").fit(np.eye(3), np.ones(3))

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import pickle
 import zipfile
 
+import joblib
 import numpy as np
 import pytest
 
@@ -319,6 +321,41 @@ def test_truncated(saved, tmp_path, keep):
         load(bad)
 
 
+def _npy_bytes() -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, np.arange(3))
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("write, words", [
+    (lambda p: p.write_bytes(pickle.dumps({"a": 1})), "looks like a pickle/joblib file"),
+    (lambda p: joblib.dump({"a": 1}, p), "looks like a pickle/joblib file"),
+    (lambda p: joblib.dump({"a": 1}, p, compress=3), "compressed pickle/joblib file"),
+    (lambda p: p.write_bytes(_npy_bytes()), "looks like a NumPy .npy file"),
+    (lambda p: p.write_bytes(b""), "the file is empty"),
+])
+def test_foreign_file_named(tmp_path, write, words):
+    """A pickle or joblib file (the usual way to save scikit-learn models) is named as such."""
+    path = tmp_path / "model.kkm"
+    write(path)
+    with pytest.raises(FormatError) as info:
+        load(path)
+    msg = str(info.value)
+    assert words in msg and "kernelkit reads files written by kernelkit.save / kernelkit fit" \
+        in msg
+
+
+def test_missing_format_version_in_plain_words(saved, tmp_path):
+    bad = _with_manifest(saved, tmp_path / "nov.kkm", lambda m: m.pop("format_version"))
+    with pytest.raises(FormatError) as info:
+        load(bad)
+    msg = str(info.value).replace(str(bad), "FILE")
+    assert "does not say which version of the kernelkit model format" in msg
+    assert "None" not in msg and "format_version" not in msg
+
+
 def test_newer_format_version(saved, tmp_path):
     bad = _with_manifest(saved, tmp_path / "new.kkm",
                          lambda m: m.update(format_version=FORMAT_VERSION + 1))
@@ -339,7 +376,7 @@ def test_foreign_files(tmp_path):
         load(z2)
     txt = tmp_path / "model.kkm"
     txt.write_text("not a zip")
-    with pytest.raises(FormatError, match="not a ZIP"):
+    with pytest.raises(FormatError, match="not a kernelkit model file .looks like a text file"):
         load(txt)
     with pytest.raises(FileNotFoundError):
         load(tmp_path / "missing.kkm")

@@ -36,7 +36,7 @@ def test_readme_tour_runs():
     assert ns["f_std"].shape == (500,)
 
 
-@pytest.mark.parametrize("command", ["demo", "fit", "predict", "evaluate", "info"])
+@pytest.mark.parametrize("command", ["demo", "fit", "predict", "evaluate", "info", "warmup"])
 def test_readme_documents_commands(command):
     assert f"kernelkit {command}" in README.read_text()
 
@@ -53,3 +53,85 @@ def test_readme_gp_classification_and_online_example_runs():
     assert ns["proba"].shape == (5, 2)
     assert ns["gp"].X_train_.shape == (520, 2)
     assert ns["draws"].shape == (500, 3)
+def _session() -> list[tuple[str, list[str]]]:
+    """``(command, expected output lines)`` of the README's example session."""
+    block = README.read_text().split("### Example session")[1].split("```console")[1]
+    block = block.split("```")[0]
+    steps: list[tuple[str, list[str]]] = []
+    lines = block.strip("\n").splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        assert line.startswith("$ "), line
+        cmd = line[2:]
+        while cmd.endswith("\\"):
+            i += 1
+            cmd = cmd[:-1] + " " + lines[i].strip()
+        i += 1
+        out = []
+        while i < len(lines) and not lines[i].startswith("$ "):
+            out.append(lines[i])
+            i += 1
+        steps.append((cmd, out))
+    return steps
+
+
+def _mask(line: str) -> str:
+    """Times vary from run to run: 'in 0.40 s' -> 'in <t> s'."""
+    import re
+
+    return re.sub(r"in \d+\.\d+ s", "in <t> s", line.rstrip())
+
+
+def _matches(expected: list[str], actual: list[str]) -> bool:
+    """Line by line; a README line '  ...' stands for any number of lines."""
+    j, skipping = 0, False
+    for e in expected:
+        if e.strip() == "...":
+            skipping = True
+            continue
+        while skipping and j < len(actual) and _mask(actual[j]) != _mask(e):
+            j += 1
+        if j >= len(actual) or _mask(actual[j]) != _mask(e):
+            return False
+        j, skipping = j + 1, False
+    return skipping or j == len(actual)
+
+
+def test_readme_session_reproduces(tmp_path):
+    """Every command of the example session, run in a fresh folder with the installed
+    `kernelkit` command on PATH, prints what the README shows (times masked)."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}"
+           f"{os.environ.get('PATH', '')}", "OMP_NUM_THREADS": "1",
+           "OPENBLAS_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore"}
+    for cmd, expected in _session():
+        proc = subprocess.run(["bash", "-c", cmd], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=300)
+        actual = (proc.stdout + proc.stderr).strip("\n").splitlines()
+        assert _matches(expected, actual), (cmd, expected, actual)
+
+
+def test_readme_points_to_the_design_document_in_the_repository():
+    text = README.read_text()
+    assert "docs/design.md" in text and "shared folder" not in text
+    assert (README.parent / "docs" / "design.md").exists()
+
+
+def test_readme_says_how_to_run_the_installed_command_and_what_a_first_call_does():
+    text = README.read_text()
+    assert "source .venv/bin/activate" in text and ".venv/bin/kernelkit" in text
+    assert "kernelkit warmup" in text and "first call" in text.lower()
+
+
+def test_readme_true_comments_print_true():
+    """A '# True' comment in the tour sits on a line that prints its value."""
+    text = README.read_text()
+    block = text.split("## A short tour")[1].split("```python")[1].split("```")[0]
+    lines = [line for line in block.splitlines() if "# True" in line]
+    assert lines and all(line.startswith("print(") for line in lines)

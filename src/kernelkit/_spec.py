@@ -5,6 +5,7 @@ safe parser for it (``ast``-based, never ``eval``). Used by the model-file manif
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import numbers
 from typing import Any
@@ -77,6 +78,13 @@ def kernel_spec(kernel: Any) -> str:
     return f"{type(kernel).__name__}({', '.join(parts)})"
 
 
+def _guess(name: str, names) -> str:
+    """``; did you mean 'X'?`` for the closest known name (case-insensitive), or ''."""
+    lower = {n.lower(): n for n in names}
+    hint = difflib.get_close_matches(name.lower(), list(lower), n=1, cutoff=0.6)
+    return f"; did you mean {lower[hint[0]]!r}?" if hint else ""
+
+
 def _spec_names() -> dict[str, Any]:
     from . import kernels
 
@@ -133,11 +141,12 @@ def parse_spec(text: str, names: dict[str, Any] | None = None) -> Any:
                 return names[node.id]()
             if node.id in ("inf", "nan"):
                 return float(node.id)
-            raise ValueError(f"unknown name {node.id!r} in {text!r}; known: {', '.join(names)}")
+            raise ValueError(f"unknown name {node.id!r} in {text!r}{_guess(node.id, names)}"
+                             f"; known: {', '.join(names)}")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             if node.func.id not in names:
-                raise ValueError(
-                    f"unknown class {node.func.id!r} in {text!r}; known: {', '.join(names)}")
+                raise ValueError(f"unknown class {node.func.id!r} in {text!r}"
+                                 f"{_guess(node.func.id, names)}; known: {', '.join(names)}")
             if any(k.arg is None for k in node.keywords) or any(
                     isinstance(a, ast.Starred) for a in node.args):
                 raise ValueError(f"* and ** arguments are not allowed in {text!r}")

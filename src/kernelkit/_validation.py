@@ -5,7 +5,8 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted, validate_data  # noqa: F401
+from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import validate_data as _sk_validate_data
 
 from .kernels import Kernel, SklearnKernel, resolve_kernel
 
@@ -17,10 +18,30 @@ __all__ = [
     "check_in_range",
     "check_sample_weight",
     "resolve_estimator_kernel",
+    "check_two_classes",
+    "plain",
     "FLOAT_DTYPES",
 ]
 
 FLOAT_DTYPES = (np.float64, np.float32)
+
+
+def validate_data(estimator, X="no_validation", y="no_validation", **kwargs):
+    """scikit-learn's ``validate_data``, with a short message for a 1-D ``X``.
+
+    scikit-learn's message prints the whole array; ours names the estimator and the shape.
+    """
+    try:
+        return _sk_validate_data(estimator, X, y, **kwargs)
+    except ValueError as exc:
+        if not str(exc).startswith("Expected 2D array, got 1D array"):
+            raise
+        shape = getattr(X, "shape", None)
+        got = f"a 1-D array of shape {tuple(shape)}" if shape is not None else "a 1-D list"
+        raise ValueError(
+            f"{type(estimator).__name__} expects a 2-D X of shape (n_samples, n_features); "
+            f"got {got}. Reshape your data with X.reshape(-1, 1) if it has "
+            "a single feature, or X.reshape(1, -1) if it is a single sample.") from None
 
 
 def check_positive(value, name: str, *, allow_zero: bool = False) -> float:
@@ -63,6 +84,42 @@ def check_sample_weight(sample_weight, X, *, positive: bool = False, dtype=None)
     if not np.all(np.isfinite(sw)) or np.any(sw < 0) or (positive and np.any(sw == 0)):
         raise ValueError("sample_weight must be finite and non-negative.")
     return sw
+
+
+def plain(value) -> str:
+    """A value as a user writes it: ``1``, ``'a'``, ``[1, 2]``, never ``np.int64(1)`` or
+    ``array([1, 2])`` (NumPy 2 puts its type in a scalar's repr)."""
+    if isinstance(value, np.ndarray):
+        items = [plain(v) for v in value.ravel()[:6]]
+        return "[" + ", ".join(items) + (", ..." if value.size > 6 else "") + "]"
+    if isinstance(value, (list, tuple)):
+        return plain(np.asarray(value, dtype=object))
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
+
+
+def check_two_classes(estimator, y, classes=None) -> np.ndarray:
+    """The sorted classes of ``y``; a ValueError naming the estimator if there is only one.
+
+    The one wording every kernelkit classifier uses for this condition:
+    "<Name> needs samples of at least 2 classes; got 1 class: <label>."
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit import AdaBoost
+    >>> check_two_classes(AdaBoost(), np.array([3, 3, 3]))
+    Traceback (most recent call last):
+    ...
+    ValueError: AdaBoost needs samples of at least 2 classes; got 1 class: 3.
+    """
+    classes = np.unique(y) if classes is None else classes
+    if len(classes) < 2:
+        name = estimator if isinstance(estimator, str) else type(estimator).__name__
+        got = f"1 class: {plain(classes[0])}" if len(classes) else "no samples"
+        raise ValueError(f"{name} needs samples of at least 2 classes; got {got}.")
+    return classes
 
 
 def resolve_estimator_kernel(estimator, n_features: int) -> Kernel:

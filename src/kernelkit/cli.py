@@ -7,6 +7,7 @@
     kernelkit predict --model MODEL_FILE --data FILE [--out FILE] [--std]
     kernelkit evaluate --model MODEL_FILE --data FILE --target COLUMN
     kernelkit info MODEL_FILE
+    kernelkit warmup
 
 Data files are CSV (``.csv``, ``.txt``, ``.tsv``) or Parquet (``.parquet``, ``.pq``), read
 with pandas (the ``io`` extra). Every error is one line on stderr and a non-zero exit status
@@ -44,8 +45,45 @@ class _UsageError(CLIError):
 
 
 class _Parser(argparse.ArgumentParser):
+    lists_models = False  # `kernelkit fit --help` ends with the list of models
+
     def error(self, message):  # one line instead of usage + message
         raise _UsageError(f"{message} (see '{self.prog} --help')")
+
+    def format_help(self) -> str:
+        text = super().format_help()
+        return text + "\n" + models_help() if self.lists_models else text
+
+
+def model_names() -> tuple[list[str], list[str]]:
+    """``(top-level estimators, weak learners and structured models)`` that ``fit`` takes."""
+    import importlib
+
+    from sklearn.base import BaseEstimator
+
+    import kernelkit
+
+    top = sorted(n for n in kernelkit.__all__ if n[:1].isupper())
+    sub = []
+    for module in SUBPACKAGE_MODELS:
+        mod = importlib.import_module(module)
+        sub += [n for n in getattr(mod, "__all__", []) if n[:1].isupper()
+                and _subpackage_model(n) == (module, n)
+                and issubclass(getattr(mod, n), BaseEstimator)]  # not protocols
+    return top, sorted(set(sub) - set(top))
+
+
+def models_help() -> str:
+    """The models paragraph of ``kernelkit fit --help``."""
+    import textwrap
+
+    top, sub = model_names()
+    return "\n".join(["models (case-insensitive):",
+                      textwrap.fill(", ".join(top), 88, initial_indent="  ",
+                                    subsequent_indent="  "),
+                      "weak learners and structured models:",
+                      textwrap.fill(", ".join(sub), 88, initial_indent="  ",
+                                    subsequent_indent="  "), ""])
 
 
 # ------------------------------------------------------------------------------ data
@@ -320,8 +358,17 @@ def convert_param(cls: type, name: str, text: str) -> Any:
         raise CLIError(f"parameter {name!r} of {cls.__name__} expects a list such as "
                        f"{list(default)!r}; got {text!r}")
     if kind == "a kernel" and isinstance(value, str):
+        from . import kernels
+
+        classes = [n for n in kernels.__all__ if n[:1].isupper()]
+        hint = difflib.get_close_matches(text.lower(), sorted(KERNEL_NAMES), n=1, cutoff=0.6)
+        if not hint:
+            lower = {n.lower(): n for n in classes}
+            hint = [f"{lower[h]}()" for h in difflib.get_close_matches(
+                text.lower(), list(lower), n=1, cutoff=0.6)]
+        guess = f"; did you mean {hint[0]!r}?" if hint else ";"
         raise CLIError(
-            f"parameter {name!r}: unknown kernel {text!r}; use one of "
+            f"parameter {name!r}: unknown kernel {text!r}{guess} use one of "
             f"{', '.join(sorted(KERNEL_NAMES))} or a spec such as 'RBF(length_scale=2.0)'"
         )
     return value
@@ -384,6 +431,17 @@ def cmd_demo(args) -> int:
     return 0
 
 
+def cmd_warmup(args) -> int:
+    """Fit every estimator once on a tiny problem so that numba's cache files exist."""
+    from .warmup import warm_up
+
+    print("kernelkit warmup: compiling the numba code of every estimator once (cached on "
+          "disk; later processes load it in milliseconds)", flush=True)
+    seconds = warm_up(sys.stdout)
+    print(f"done in {seconds:.1f} s")
+    return 0
+
+
 def cmd_fit(args) -> int:
     from . import io as kio
 
@@ -418,6 +476,8 @@ def cmd_fit(args) -> int:
     kind = _kind(model)
     if args.target is None and kind in ("classifier", "regressor", "structured predictor"):
         raise CLIError(f"{cls.__name__} is a {kind}: give the target column with --target")
+    if args.target is None and not args.features:
+        _warn_target_like(features, cls.__name__, args.data)
     y = None
     if args.target is not None and kind != "transformer":
         y = _target(ycol, args.target, args.data, kind)
@@ -434,6 +494,23 @@ def cmd_fit(args) -> int:
     print(f"fitted {cls.__name__} on {len(X)} rows x {len(features)} features{target} in "
           f"{seconds:.2f} s -> {out}")
     return 0
+
+
+# column names that usually hold a target, not a feature
+TARGET_NAMES = {"target", "y", "label", "labels", "class", "classes", "outcome", "response",
+                "species", "diagnosis", "price", "survived"}
+
+
+def _warn_target_like(features: list[str], model: str, path: str) -> None:
+    """An unsupervised fit on all columns: say so when one of them looks like a target."""
+    suspects = [c for c in features if str(c).strip().lower() in TARGET_NAMES]
+    if suspects:
+        rest = ",".join(str(c) for c in features if c != suspects[0])
+        example = f" (e.g. --features {rest})" if 0 < len(rest) <= 60 else ""
+        warnings.warn(
+            f"{model} is fitted on every column of {path}, including {suspects[0]!r}, which "
+            f"looks like a target; pass --features to choose the feature columns{example}",
+            UserWarning, stacklevel=2)
 
 
 def _suffix_model(path: Path) -> None:
@@ -524,7 +601,12 @@ def cmd_predict(args) -> int:
         raise
     except Exception as exc:  # noqa: BLE001
         raise CLIError(f"predicting with {name} failed: {_one_line(exc)}") from exc
-    if args.out is None:
+    if args.digits is not None:  # e.g. for reading: the same digits on every machine
+        if args.digits < 1:
+            raise CLIError(f"--digits expects a positive integer; got {args.digits}")
+        out_df = out_df.map(lambda v: float(f"{v:.{args.digits}g}")
+                            if isinstance(v, float) else v)
+    if args.out is None:  # full precision unless --digits
         out_df.to_csv(sys.stdout, index=False, lineterminator="\n")
     else:
         write_table(out_df, args.out)
@@ -679,6 +761,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="constructor parameter, e.g. alpha=0.1 or kernel='RBF(length_scale=2)'"
                         " (repeatable)")
     p.add_argument("--out", required=True, metavar="MODEL_FILE", help="model file to write")
+    p.lists_models = True
     p.set_defaults(func=cmd_fit)
 
     p = sub.add_parser("predict", help="predict with a saved model")
@@ -687,6 +770,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="FILE", help="CSV or Parquet output (default: stdout CSV)")
     p.add_argument("--std", action="store_true",
                    help="also the predictive standard deviation (Gaussian processes)")
+    p.add_argument("--digits", type=int, metavar="N",
+                   help="round to N significant digits (default: full precision)")
     p.set_defaults(func=cmd_predict)
 
     p = sub.add_parser("evaluate", help="score a saved model on labelled data")
@@ -694,6 +779,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", required=True, metavar="FILE", help="CSV or Parquet file")
     p.add_argument("--target", required=True, metavar="COLUMN")
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("warmup", help="compile kernelkit's numba code once (make demo and "
+                                      "make test run this after installing)")
+    p.set_defaults(func=cmd_warmup)
 
     p = sub.add_parser("info", help="describe a saved model (and verify its checksums)")
     p.add_argument("model_file", metavar="MODEL_FILE")

@@ -617,15 +617,47 @@ def _open(path: str | os.PathLike) -> tuple[zipfile.ZipFile, dict]:
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, EOFError):
-        raise FormatError(
-            f"{path} is not a kernelkit model file (not a ZIP archive, or truncated)."
-        ) from None
+        raise FormatError(f"{path} is not a kernelkit model file ({_foreign(path)}); "
+                          f"{_OURS}.") from None
     try:
         manifest = _check_manifest(zf, path)
     except BaseException:
         zf.close()
         raise
     return zf, manifest
+
+
+_OURS = "kernelkit reads files written by kernelkit.save / kernelkit fit"
+# leading bytes of files people mistake for model files (pickle protocol 2+ starts with
+# 0x80 and the protocol number; joblib writes a pickle, raw or compressed)
+_MAGIC = ((b"\x80", "looks like a pickle/joblib file"),
+          (b"\x1f\x8b", "looks like a gzip file, e.g. a compressed pickle/joblib file"),
+          (b"BZh", "looks like a bz2 file, e.g. a compressed pickle/joblib file"),
+          (b"\xfd7zXZ", "looks like an xz file, e.g. a compressed pickle/joblib file"),
+          (b"ZF", "looks like a zlib-compressed pickle/joblib file"),
+          (b"\x93NUMPY", "looks like a NumPy .npy file"),
+          (b"PAR1", "looks like a Parquet data file"))
+
+
+def _foreign(path: Path) -> str:
+    """What a file that is not a ZIP archive looks like, in words."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+    except OSError:
+        return "unreadable"
+    if not head:
+        return "the file is empty"
+    for magic, words in _MAGIC:
+        if head.startswith(magic):
+            return words
+    if head[:1] == b"x" and len(head) > 1 and (head[0] * 256 + head[1]) % 31 == 0:
+        return "looks like a zlib-compressed pickle/joblib file"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not a ZIP archive, or a truncated one"
+    return "looks like a text file, e.g. CSV"
 
 
 def _read_member(zf: zipfile.ZipFile, name: str, path) -> bytes:
@@ -638,7 +670,8 @@ def _read_member(zf: zipfile.ZipFile, name: str, path) -> bytes:
 def _check_manifest(zf: zipfile.ZipFile, path) -> dict:
     names = zf.namelist()
     if MANIFEST not in names:
-        raise FormatError(f"{path} is a ZIP archive but not a kernelkit model (no {MANIFEST}).")
+        raise FormatError(f"{path} is a ZIP archive but not a kernelkit model file (no "
+                          f"{MANIFEST}; a NumPy .npz or another program's archive?); {_OURS}.")
     if zf.getinfo(MANIFEST).file_size > _MANIFEST_MAX:
         raise FormatError(f"{path}: {MANIFEST} is implausibly large (altered or not ours).")
     raw = _read_member(zf, MANIFEST, path)
@@ -647,10 +680,12 @@ def _check_manifest(zf: zipfile.ZipFile, path) -> dict:
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise FormatError(f"{path}: {MANIFEST} is not valid JSON (altered or corrupted).") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise FormatError(f"{path} is a ZIP archive but not a kernelkit model file.")
+        raise FormatError(f"{path} is a ZIP archive but not a kernelkit model file; {_OURS}.")
     version = manifest.get("format_version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise FormatError(f"{path}: invalid format_version {version!r}.")
+        raise FormatError(f"{path} is damaged: its manifest does not say which version of "
+                          "the kernelkit model format it uses (altered after saving, or not "
+                          f"written by kernelkit.save); {_OURS}.")
     if version > FORMAT_VERSION:
         raise FormatError(
             f"{path} uses model format version {version}, written by kernelkit "
@@ -659,7 +694,8 @@ def _check_manifest(zf: zipfile.ZipFile, path) -> dict:
         )
     arrays = manifest.get("arrays")
     if not isinstance(arrays, dict):
-        raise FormatError(f"{path}: manifest has no array table.")
+        raise FormatError(f"{path} is damaged: its manifest lacks the table of arrays "
+                          "(altered after saving).")
     if len(names) != len(set(names)):
         raise FormatError(f"{path} has duplicate members (altered after saving).")
     extra = sorted(set(names) - {MANIFEST} - set(arrays))

@@ -288,7 +288,7 @@ def test_bad_parameters(params, match):
 
 def test_one_class_is_an_error():
     X, _ = _circle(n=40)
-    with pytest.raises(ValueError, match="one class"):
+    with pytest.raises(ValueError, match="at least 2 classes; got 1 class"):
         AdaBoost().fit(X, np.ones(40))
 
 

@@ -88,7 +88,7 @@ def test_bad_input(kw, match):
     X, y = _data()
     with pytest.raises(ValueError, match=match):
         MajorityVote(**kw).fit(X, y)
-    with pytest.raises(ValueError, match="one class"):
+    with pytest.raises(ValueError, match="at least 2 classes; got 1 class"):
         MajorityVote([DecisionStump()]).fit(X, np.ones(len(y)))
 
 

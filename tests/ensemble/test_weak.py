@@ -223,7 +223,7 @@ def test_weak_bad_params():
         DecisionStump(max_bins=1000).fit(X, y)
     with pytest.raises(ValueError, match="criterion"):
         DecisionStump(criterion="mse").fit(X, y)
-    with pytest.raises(ValueError, match="one class"):
+    with pytest.raises(ValueError, match="at least 2 classes; got 1 class"):
         DecisionStump().fit(X, np.ones(10))
 
 

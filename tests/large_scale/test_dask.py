@@ -15,7 +15,7 @@ from kernelkit.linalg import KernelOperator  # noqa: E402
 @pytest.fixture(scope="module")
 def client():
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+                                       dashboard_address=":0")  # any free port: no clash warning
     c = distributed.Client(cluster)
     yield c
     c.close()

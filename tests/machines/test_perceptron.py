@@ -156,7 +156,7 @@ def test_partial_fit_bad_input():
         clf.partial_fit(X[:, :2], y)
     with pytest.raises(ValueError, match="differs"):
         clf.partial_fit(X, y, classes=[0, 1, 2])
-    with pytest.raises(ValueError, match="two labels"):
+    with pytest.raises(ValueError, match="classes must contain at least 2 labels; got \\[0\\]"):
         KernelPerceptron().partial_fit(X, np.zeros(30), classes=[0])
 
 

@@ -69,7 +69,7 @@ def test_discovery_sorted_by_order_without_import(fake_sections):
 
 def test_failures_are_reported_in_terminal_and_html(fake_sections, tmp_path):
     out = io.StringIO()
-    res = runner.run_demo(tmp_path / "rep", quick=True, stream=out)
+    res = runner.run_demo(tmp_path / "rep", quick=True, stream=out, warm_up=False)
     assert not res.ok and len(res.failed) == 4
     text = out.getvalue()
     assert "[3/5] A good section (good)" in text and "working" in text
@@ -85,8 +85,10 @@ def test_failures_are_reported_in_terminal_and_html(fake_sections, tmp_path):
     png = re.search(r'src="data:image/png;base64,([^"]+)"', html).group(1)
     assert base64.b64decode(png)[:8] == b"\x89PNG\r\n\x1a\n"
     # the summary table holds the good section's row with ours and the peer
-    assert re.search(r"<td>M</td><td>d</td><td>acc</td><td[^>]*>0\.9</td><td[^>]*>0\.8</td>",
-                     html)
+    summary = html.split("<h2>Summary</h2>")[1].split("<section")[0]
+    assert re.search(r'<tr class="group"><th colspan="8">A good section</th></tr><tr><td>M</td>'
+                     r'<td>acc</td><td>scikit-learn</td><td class="num">0\.9</td>'
+                     r'<td class="num">0\.8</td>', summary)
 
 
 def test_cli_demo_exits_nonzero_when_a_section_fails(fake_sections, tmp_path, capsys):
@@ -121,8 +123,10 @@ def test_kernels_section_quick():
 
 
 def test_accuracy_summary_figure(tmp_path):
-    """Every accuracy row of the tour (multiclass, structured, ...) in one bar chart, ours and
-    the peer's; rows without an accuracy in [0, 1] are left out; shown under Summary."""
+    """Every accuracy row of the tour (multiclass, structured, ...) in one dot plot, ours and
+    the same method's peer on one line; rows without an accuracy in [0, 1] are left out, a
+    row without a peer shows one dot (no gap), the axis is zoomed on the values, the labels
+    are at least 10 pt; the chart is shown under Summary."""
     from kernelkit.report import Section
     from kernelkit.report.html import render_html
 
@@ -136,11 +140,16 @@ def test_accuracy_summary_figure(tmp_path):
                                     section=Section(title="S", rows=rows))]
     fig = runner.accuracy_figure(results)
     ax = fig.axes[0]
-    widths = sorted(round(p.get_width(), 6) for p in ax.patches)
-    assert widths == [0.73, 0.85, 0.86]  # two of ours, one peer
-    labels = [t.get_text() for t in ax.get_yticklabels()]
-    assert any("MulticlassSVM" in t for t in labels) and any("Structured" in t for t in labels)
-    assert not any("KernelPCA" in t or "Odd" in t for t in labels)
+    ours, peer = ax.collections[0].get_offsets(), ax.collections[1].get_offsets()
+    assert sorted(ours[:, 0].tolist()) == [0.73, 0.86] and peer[:, 0].tolist() == [0.85]
+    assert sorted(ours[:, 1].tolist()) == [0.0, 1.0]  # two lines, no empty line between
+    lo, hi = ax.get_xlim()
+    assert 0.6 <= lo < 0.73 and 0.86 < hi <= 1.0  # an axis that shows a 1-point difference
+    labels = ax.get_yticklabels()
+    assert all(t.get_fontsize() >= 10 for t in labels)
+    texts = [t.get_text() for t in labels]
+    assert any("MulticlassSVM" in t for t in texts) and any("Structured" in t for t in texts)
+    assert not any("KernelPCA" in t or "Odd" in t for t in texts)
     import matplotlib.pyplot as plt
 
     plt.close(fig)
@@ -163,7 +172,8 @@ def test_run_demo_adds_the_accuracy_figure(fake_sections, tmp_path):
             return Section(title=TITLE, rows=[dict(model="C", data="d",
                            metric="test accuracy", ours=0.9, peer=0.8)])
     '''))
-    res = runner.run_demo(tmp_path / "rep", quick=True, only=["acc"], stream=io.StringIO())
+    res = runner.run_demo(tmp_path / "rep", quick=True, only=["acc"], stream=io.StringIO(),
+                          warm_up=False)
     assert res.ok and len(res.summary_figures) == 1
     assert res.summary_figures[0][1][:8] == b"\x89PNG\r\n\x1a\n"
     html = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")

@@ -6,6 +6,7 @@ sklearn's generic checks.
 """
 
 import warnings
+from contextlib import nullcontext
 
 import numpy as np
 import pytest
@@ -23,7 +24,11 @@ from kernelkit.structured import (
 @parametrize_with_checks([StructuredSVM(MulticlassOracle(), max_iter=20, random_state=0),
                           StructuredPerceptron(MulticlassOracle(), random_state=0)])
 def test_sklearn_compatible(estimator, check):
-    check(estimator)
+    with warnings.catch_warnings():
+        # scikit-learn's checks fit with a pass budget (max_iter=20), not to convergence;
+        # the convergence warning itself is asserted in test_svm.py
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check(estimator)
 
 
 @pytest.mark.parametrize("cls", [StructuredSVM, StructuredPerceptron])
@@ -32,7 +37,9 @@ def test_decision_function_without_y_is_the_score_of_the_prediction(cls):
     Y = [rng.integers(0, 3, size=rng.integers(1, 5)) for _ in range(12)]
     X = [np.c_[y + 0.5 * rng.normal(size=len(y))] for y in Y]
     kw = {"max_iter": 5, "tol": 1.0} if cls is StructuredSVM else {}
-    m = cls(ChainOracle(3), kernel="linear", random_state=0, **kw).fit(X, Y)
+    budget = pytest.warns(ConvergenceWarning) if cls is StructuredSVM else nullcontext()
+    with budget:  # 5 passes: the SVM says it stopped before the duality gap met tol
+        m = cls(ChainOracle(3), kernel="linear", random_state=0, **kw).fit(X, Y)
     pred = m.predict(X)
     np.testing.assert_allclose(m.decision_function(X), m.decision_function(X, pred))
     assert np.all(m.decision_function(X) >= m.decision_function(X, Y) - 1e-12)

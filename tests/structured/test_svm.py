@@ -160,7 +160,9 @@ def test_bad_input():
         StructuredSVM(NoLoss()).fit(np.zeros((2, 1)), [0, 1])
     with pytest.raises(ValueError, match="no longer fits in cache_size"):
         StructuredSVM(ChainOracle(2), solver="cutting_plane", cache_size=1e-5).fit(X, Y)
-    fitted = StructuredSVM(ChainOracle(2), kernel="linear", max_iter=3, tol=0.5).fit(X, Y)
+    with pytest.warns(ConvergenceWarning, match="stopped after max_iter=3 passes"):
+        fitted = StructuredSVM(ChainOracle(2), kernel="linear", max_iter=3, tol=0.5,
+                               random_state=0).fit(X, Y)
     with pytest.raises(ValueError, match="features"):
         fitted.predict([np.zeros((2, 3))])
 

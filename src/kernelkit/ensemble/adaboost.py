@@ -20,6 +20,7 @@ from .._validation import (
     check_is_fitted,
     check_positive,
     check_sample_weight,
+    check_two_classes,
     validate_data,
 )
 from ._stump_numba import boost_update, exp_weights, weighted_error
@@ -217,9 +218,7 @@ default="stump"
         check_classification_targets(y)
         classes, y_idx = np.unique(y, return_inverse=True)
         K = len(classes)
-        if K < 2:
-            raise ValueError(f"AdaBoost needs samples of at least two classes; got one class "
-                             f"({classes[0]!r}).")
+        check_two_classes(self, y, classes)
         sw = check_sample_weight(sample_weight, X, dtype=np.float64)
         if not sw.sum() > 0:
             raise ValueError("sample_weight must have a positive sum.")

@@ -8,7 +8,13 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import has_fit_parameter
 
-from .._validation import FLOAT_DTYPES, check_is_fitted, check_sample_weight, validate_data
+from .._validation import (
+    FLOAT_DTYPES,
+    check_is_fitted,
+    check_sample_weight,
+    check_two_classes,
+    validate_data,
+)
 from .adaboost import _NAMED, _label_index
 
 __all__ = ["MajorityVote"]
@@ -115,9 +121,7 @@ class MajorityVote(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES)
         check_classification_targets(y)
         labels = np.unique(y)
-        if len(labels) < 2:
-            raise ValueError(f"MajorityVote needs samples of at least two classes; got one "
-                             f"class ({labels[0]!r}).")
+        check_two_classes(self, y, labels)
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
         fitted = []

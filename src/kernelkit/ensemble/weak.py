@@ -26,6 +26,7 @@ from .._validation import (
     FLOAT_DTYPES,
     check_is_fitted,
     check_sample_weight,
+    check_two_classes,
     validate_data,
 )
 from . import _stump_numba as nb
@@ -83,10 +84,7 @@ class _BaseWeak(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES)
         check_classification_targets(y)
         classes, y_idx = np.unique(y, return_inverse=True)
-        if len(classes) < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs samples of at least two classes; got one class "
-                f"({classes[0]!r}).")
+        check_two_classes(self, y, classes)
         # float64 weights also for float32 X (not rounded to float32)
         sw = check_sample_weight(sample_weight, X, dtype=np.float64)
         total = float(np.sum(sw))

@@ -42,6 +42,8 @@ __all__ = ["GaussianProcessRegressor"]
 SERIAL_BLAS_MAX_N = 1000
 
 
+
+
 class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
     """Gaussian-process regression; a drop-in for scikit-learn's estimator of the same name.
 

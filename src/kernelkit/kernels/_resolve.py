@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import numbers
 
 import numpy as np
@@ -76,9 +77,13 @@ def resolve_kernel(
         if name in _PAIRWISE_NAMES:
             extra = {"gamma": gamma, "degree": degree, "coef0": coef0}
             return Pairwise(name, {**extra, **params})
+        known = sorted({"linear", "poly", "rbf", "laplacian", "precomputed"}
+                       | set(_PAIRWISE_NAMES))
+        hint = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        guess = f"; did you mean {hint[0]!r}?" if hint else ";"
         raise ValueError(
-            f"Unknown kernel {kernel!r}; use one of 'linear', 'poly', 'rbf', 'laplacian', "
-            f"'precomputed', {sorted(_PAIRWISE_NAMES)}, a kernelkit Kernel or a callable."
+            f"Unknown kernel {kernel!r}{guess} use one of {', '.join(map(repr, known))}, a "
+            "kernelkit Kernel or a callable."
         )
     if callable(kernel):
         return Pairwise(kernel, params or None)

@@ -17,6 +17,29 @@ from ..exceptions import JitterWarning, NumericalError
 
 __all__ = ["jitter_cholesky", "cho_solve", "cho_inverse", "cho_logdet"]
 
+# below this n the triangle copies run in NumPy: a first numba call in a process costs
+# numba's start-up (about half a second) even with its machine code cached, more than the
+# copy of a small matrix; above it, the parallel loops (no n x n temporary) win
+NUMBA_MIN_N = 1000
+
+
+def _triangle(A: np.ndarray, what: str) -> None:
+    """In place: "zero" the strict upper triangle, "lower" copies the upper triangle into
+    the lower one, "upper" the lower one into the upper one."""
+    n = A.shape[0]
+    if n >= NUMBA_MIN_N:
+        {"zero": _zero_upper, "lower": _mirror_lower_from_upper,
+         "upper": _mirror_upper_from_lower}[what](A)
+        return
+    # one row (or column) at a time: no n x n index or copy temporaries
+    for i in range(n - 1):
+        if what == "zero":
+            A[i, i + 1:] = 0.0
+        elif what == "lower":
+            A[i + 1:, i] = A[i, i + 1:]
+        else:
+            A[i, i + 1:] = A[i + 1:, i]
+
 
 @njit(parallel=True, cache=True)
 def _mirror_lower_from_upper(A):  # pragma: no cover - numba
@@ -110,7 +133,7 @@ def jitter_cholesky(
     for k, jitter in enumerate(jitters):
         if k > 0:
             # restore the lower triangle from the untouched upper one, then add jitter
-            _mirror_lower_from_upper(F)
+            _triangle(F, "lower")
             np.fill_diagonal(F, d0 + jitter)
         L, info = potrf(F, lower=1, overwrite_a=1, clean=0)
         if info == 0 and min_pivot > 0 and n and k < len(jitters) - 1 \
@@ -132,7 +155,7 @@ def jitter_cholesky(
                     stacklevel=2,
                 )
             if clean:
-                _zero_upper(L)
+                _triangle(L, "zero")
             return L, jitter
         if info < 0:  # pragma: no cover - LAPACK argument error
             raise RuntimeError(f"LAPACK potrf argument error {info}.")
@@ -161,7 +184,7 @@ def cho_inverse(L: np.ndarray, overwrite_l: bool = False) -> np.ndarray:
     inv, info = potri(F, lower=1, overwrite_c=1)
     if info != 0:
         raise NumericalError(f"Inverse from the Cholesky factor failed (info={info}).")
-    _mirror_upper_from_lower(inv)
+    _triangle(inv, "upper")
     return inv
 
 

@@ -36,6 +36,7 @@ from .._validation import (
     check_is_fitted,
     check_positive,
     check_sample_weight,
+    check_two_classes,
     validate_data,
 )
 from ..kernels import Precomputed, resolve_kernel
@@ -340,9 +341,7 @@ class KernelClassifier(ClassifierMixin, _KernelMachine):
         X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES)
         check_classification_targets(y)
         classes, yi = np.unique(y, return_inverse=True)
-        if len(classes) < 2:
-            raise ValueError(f"KernelClassifier needs samples of at least 2 classes; got "
-                             f"1 class ({classes[0]!r}).")
+        check_two_classes(self, y, classes)
         self.classes_ = classes
         loss = self._resolve_loss()
         if loss.is_multiclass:

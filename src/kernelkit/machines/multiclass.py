@@ -30,6 +30,7 @@ from .._validation import (
     check_is_fitted,
     check_positive,
     check_sample_weight,
+    check_two_classes,
     validate_data,
 )
 from ..kernels import Precomputed, resolve_kernel
@@ -182,11 +183,7 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES)
         check_classification_targets(y)
         classes, yi = np.unique(y, return_inverse=True)
-        if len(classes) < 2:
-            raise ValueError(
-                f"MulticlassSVM needs samples of at least 2 classes; got one class "
-                f"({classes[0]!r})."
-            )
+        check_two_classes(self, y, classes)
         sw = check_sample_weight(sample_weight, X)
         kernel = resolve_kernel(self.kernel, gamma=_scale_gamma(self.gamma, X),
                                 degree=self.degree, coef0=self.coef0,

@@ -31,7 +31,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._threads import limit_blas
-from .._validation import check_is_fitted, resolve_estimator_kernel, validate_data
+from .._validation import (
+    check_is_fitted,
+    check_two_classes,
+    plain,
+    resolve_estimator_kernel,
+    validate_data,
+)
 from ..kernels import Precomputed
 from ..linalg import block_rows
 
@@ -428,9 +434,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         classes, yc = np.unique(y, return_inverse=True)
-        if len(classes) < 2:
-            raise ValueError(
-                f"KernelPerceptron needs at least two classes in y; got 1 class: {classes!r}.")
+        check_two_classes(self, y, classes)
         if self._precomputed() and X.shape[0] != X.shape[1]:
             raise ValueError(f"kernel='precomputed' needs a square Gram matrix at fit; got "
                              f"shape {X.shape}.")
@@ -478,7 +482,8 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
                                  "(every label the stream will contain).")
             all_classes = np.unique(classes)
             if len(all_classes) < 2:
-                raise ValueError(f"classes must contain at least two labels; got {classes!r}.")
+                raise ValueError(f"KernelPerceptron.partial_fit: classes must contain at least "
+                                 f"2 labels; got {plain(all_classes)}.")
             self.kernel_ = resolve_estimator_kernel(self, X.shape[1])
             self._init_state(all_classes, X.shape[1])
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):

@@ -16,7 +16,6 @@ import os
 import pkgutil
 import re
 import sys
-import textwrap
 import time
 import traceback
 import warnings
@@ -25,14 +24,25 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import DemoContext, Section
+from .figures import accuracy_figure
+from .tables import (
+    NUMERIC_FROM,
+    REFERENCE_COLUMNS,
+    ROW_KEYS,
+    TABLE_COLUMNS,
+    fmt,
+    reference_cells,
+    row_cells,
+    summary_text,
+    text_table,
+)
 
 __all__ = ["run_demo", "discover_sections", "accuracy_figure", "SectionResult", "DemoResult"]
 
 SECTIONS_PACKAGE = "kernelkit.report.sections"
-ROW_KEYS = ("model", "data", "metric", "ours", "peer")
+HEARTBEAT_S = 10.0  # a long section prints a line at least this often
 DEMO_BUDGET_S = {True: 60.0, False: 600.0}  # targets: quick < 1 min, full < 10 min
 SECTION_BUDGET_S = {True: 10.0, False: 60.0}
-TABLE_COLUMNS = ("model", "data", "metric", "ours", "peer", "ours s", "peer s", "time ratio")
 
 
 @dataclass
@@ -118,46 +128,6 @@ def discover_sections(only: list[str] | None = None) -> list[tuple[int, str, str
     return sorted(found)
 
 
-# ------------------------------------------------------------------------ formatting
-def fmt(value: Any) -> str:
-    """A table cell: 4 significant digits for floats, '—' for missing values."""
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, float) or hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0:
-        v = float(value)
-        if v != v:
-            return "nan"
-        if v == 0 or 1e-3 <= abs(v) < 1e5:
-            return f"{v:.4g}"
-        return f"{v:.3e}"
-    return str(value)
-
-
-def _seconds(value: Any) -> str:
-    return "—" if value is None else f"{float(value):.3g}"
-
-
-def row_cells(row: dict[str, Any]) -> list[str]:
-    """Cells of a result row; ``time ratio`` is peer seconds / our seconds (> 1: we are
-    faster)."""
-    ours_s, peer_s = row.get("seconds"), row.get("peer_seconds")
-    ratio = "—"
-    if ours_s is not None and peer_s is not None and float(ours_s) > 0:
-        ratio = f"{float(peer_s) / float(ours_s):.2g}x"
-    return [fmt(row.get(k)) for k in ROW_KEYS] + [_seconds(ours_s), _seconds(peer_s), ratio]
-
-
-def text_table(header: list[str], rows: list[list[str]], indent: str = "") -> str:
-    widths = [len(h) for h in header]
-    for r in rows:
-        widths = [max(w, len(c)) for w, c in zip(widths, r)]
-    line = lambda cells: indent + "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
-    sep = indent + "  ".join("-" * w for w in widths)
-    return "\n".join([line(header), sep] + [line(r) for r in rows])
-
-
 def _check_section(sec: Any, module: str) -> Section:
     if not isinstance(sec, Section):
         raise TypeError(f"{module}.run returned {type(sec).__name__}, not a Section")
@@ -189,16 +159,51 @@ def _close_all() -> None:
 
 
 # ----------------------------------------------------------------------------- running
+class _Heartbeat:
+    """Prints "... still running" when a section has printed nothing for ``every`` seconds."""
+
+    def __init__(self, out: TextIO, start: float, label: str, every: float = HEARTBEAT_S):
+        import threading
+
+        self.out, self.start, self.label, self.every = out, start, label, every
+        self.last = time.perf_counter()
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._beat, daemon=True)
+
+    def say(self, msg: str) -> None:
+        with self.lock:
+            print(f"      {time.perf_counter() - self.start:6.1f}s  {msg}", file=self.out,
+                  flush=True)
+            self.last = time.perf_counter()
+
+    def _beat(self) -> None:
+        while not self.done.wait(0.5):
+            if time.perf_counter() - self.last >= self.every:
+                self.say(f"... still running {self.label}")
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.done.set()
+        self.thread.join()
+
+
+def _warning_key(w: warnings.WarningMessage) -> str:
+    text = str(w.message).splitlines()[0].strip() if str(w.message).strip() else ""
+    if not text:  # a warning without a message: say where it came from instead
+        text = f"(no message; raised at {Path(w.filename).name}:{w.lineno})"
+    return f"{w.category.__name__}: {text}"
+
+
 def _run_one(name: str, order: int, title: str, quick: bool, seed: int, out: TextIO,
              debug: bool) -> SectionResult:
     res = SectionResult(name=name, order=order, title=title)
     start = time.perf_counter()
-
-    def progress(msg: str) -> None:
-        print(f"      {time.perf_counter() - start:6.1f}s  {msg}", file=out, flush=True)
-
-    ctx = DemoContext(quick=quick, random_state=seed, progress=progress)
-    with warnings.catch_warnings(record=True) as caught:
+    with _Heartbeat(out, start, name) as beat, warnings.catch_warnings(record=True) as caught:
+        ctx = DemoContext(quick=quick, random_state=seed, progress=beat.say)
         warnings.simplefilter("default")
         warnings.filterwarnings("ignore", category=DeprecationWarning, module="numba")
         try:
@@ -217,11 +222,15 @@ def _run_one(name: str, order: int, title: str, quick: bool, seed: int, out: Tex
             _close_all()
     seen: dict[str, int] = {}
     for w in caught:
-        key = f"{w.category.__name__}: {str(w.message).splitlines()[0] if str(w.message) else ''}"
+        key = _warning_key(w)
         seen[key] = seen.get(key, 0) + 1
     res.warnings = [k if n == 1 else f"{k} (x{n})" for k, n in seen.items()]
     res.seconds = time.perf_counter() - start
     return res
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def _print_section(res: SectionResult, out: TextIO, quick: bool) -> None:
@@ -235,85 +244,91 @@ def _print_section(res: SectionResult, out: TextIO, quick: bool) -> None:
                          indent="      "), file=out)
     if sec.rows:
         print(text_table(list(TABLE_COLUMNS), [row_cells(r) for r in sec.rows],
-                         indent="      "), file=out)
+                         indent="      ", right_from=NUMERIC_FROM), file=out)
+    refs = [c for c in map(reference_cells, sec.rows) if c is not None]
+    if refs:
+        print("      instructive references (a different method, not a peer):", file=out)
+        print(text_table(list(REFERENCE_COLUMNS), refs, indent="      ", right_from=3),
+              file=out)
     for w in res.warnings[:5]:
         print(f"      warning: {w[:200]}", file=out)
     if len(res.warnings) > 5:
         print(f"      ... and {len(res.warnings) - 5} more warnings (see the report)", file=out)
-    print(f"      done in {res.seconds:.1f}s ({len(res.figures_png)} figures)", file=out,
-          flush=True)
+    print(f"      done in {res.seconds:.1f}s ({_plural(len(res.figures_png), 'figure')})",
+          file=out, flush=True)
     budget = SECTION_BUDGET_S[quick]
     if res.seconds > budget:
         print(f"      note: over the {budget:.0f} s a {'quick' if quick else 'full'} section "
               "should take", file=out, flush=True)
 
 
-def _number(value: Any) -> float | None:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        return None
-    return v if v == v else None
-
-
-def accuracy_figure(results: list[SectionResult]):
-    """One bar chart of every accuracy row of the tour (ours and the peer's where given):
-    the multiclass, structured and binary accuracies side by side. ``None`` if no row
-    reports an accuracy."""
-    rows = []
-    for r in results:
-        if not r.ok:
-            continue
-        for row in r.section.rows:
-            ours = _number(row.get("ours"))
-            if "accuracy" not in str(row.get("metric", "")).lower() or ours is None:
-                continue
-            if not 0.0 <= ours <= 1.0:
-                continue
-            peer = _number(row.get("peer"))
-            rows.append((str(row["model"]), str(row.get("data", "")), ours,
-                         peer if peer is not None and 0.0 <= peer <= 1.0 else None))
-    if not rows:
-        return None
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    n = len(rows)
-    fig, ax = plt.subplots(figsize=(9.0, 0.38 * n + 1.2))
-    pos = np.arange(n)[::-1]
-    ax.barh(pos + 0.2, [r[2] for r in rows], height=0.4, color="#1f77b4", label="kernelkit")
-    peers = [(p, r[3]) for p, r in zip(pos, rows) if r[3] is not None]
-    if peers:
-        ax.barh([p - 0.2 for p, _ in peers], [v for _, v in peers], height=0.4,
-                color="#ff7f0e", label="peer (the table's peer column)")
-    labels = [textwrap.shorten(f"{m} · {d}", 70, placeholder="…") for m, d, _, _ in rows]
-    ax.set_yticks(pos, labels, fontsize=7)
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("test accuracy")
-    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, fontsize=8, frameon=False)
-    ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    return fig
-
-
 def _not_in_tour(results: list[SectionResult]) -> list[str]:
     """Public estimators that no row of the tour names (a missing section, not a failure)."""
     from ..utils import all_estimators
 
-    text = " ".join(str(row.get("model", "")) for r in results if r.ok
-                    for row in r.section.rows)
+    text = " ".join(str(row.get(key, "")) for r in results if r.ok
+                    for row in r.section.rows for key in ("model", "peer_name"))
     words = set(re.findall(r"[A-Za-z_]\w*", text))
     return [name for name, _ in all_estimators() if name not in words]
 
 
-def _preload() -> None:
-    """Import the heavy libraries once, so that the first section's time is its own."""
+def _use_agg(out: TextIO) -> None:
+    """Draw off-screen (PNG into the report)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg", force=True)
+    except ImportError:
+        print("note: matplotlib is not installed (pip install 'kernelkit[plot]'); sections "
+              "that draw figures will fail.", file=out)
+
+
+def _prepare(out: TextIO, quick: bool, warm: bool) -> None:
+    """Import the heavy libraries and load (or, the first time, compile) kernelkit's numba
+    code, so that every section's times are the methods' own."""
     for module in ("sklearn.base", "sklearn.metrics", "scipy.linalg", "matplotlib.pyplot",
                    "kernelkit.kernels", "kernelkit.linalg", "kernelkit.datasets.loaders"):
         try:
             importlib.import_module(module)
         except ImportError:  # reported by the section that needs it
             pass
+    if not warm:
+        return
+    from ..warmup import warm_up
+
+    t0 = time.perf_counter()
+    print("loading kernelkit's compiled numba code (compiling it once if this environment "
+          "has no cache yet; `kernelkit warmup` does this at install)", file=out, flush=True)
+    with _Heartbeat(out, t0, "the warm-up") as beat:
+        try:
+            warm_up(parallel=not quick)  # parallel twins only run on the full tour's sizes
+            beat.say("numba code ready")
+        except Exception as exc:  # noqa: BLE001 - sections then compile on first use
+            beat.say(f"warm-up failed ({type(exc).__name__}: {exc}); sections compile "
+                     "their numba code as they go, and their first times include it")
+
+
+def _summarize(result: DemoResult, out: TextIO) -> None:
+    """The terminal summary, the accuracy chart and the list of models not in the tour."""
+    groups = [(r.title, r.section.rows) for r in result.sections if r.ok]
+    text = summary_text(groups, width=100)
+    print("\nSummary: each model's headline number next to its peer (the same method in "
+          "scikit-learn)", file=out)
+    if text:
+        print(text, file=out)
+    for r in result.failed:
+        print(f"FAILED section {r.name}: {r.error}", file=out)
+    try:
+        fig = accuracy_figure(result.sections)
+        if fig is not None:
+            result.summary_figures.append(
+                ("Test accuracy of every classifier in the tour (multiclass, structured and "
+                 "binary): kernelkit's and, on the same line, its peer's (the same method in "
+                 "scikit-learn) on the same data.", _png(fig)))
+    except Exception as exc:  # noqa: BLE001 - the summary figure is a convenience
+        print(f"note: no accuracy summary figure ({type(exc).__name__}: {exc})", file=out)
+    finally:
+        _close_all()
 
 
 def run_demo(
@@ -324,6 +339,7 @@ def run_demo(
     random_state: int = 0,
     stream: TextIO | None = None,
     debug: bool = False,
+    warm_up: bool = True,
 ) -> DemoResult:
     """Run every demo section and write ``out_dir/report.html``.
 
@@ -339,6 +355,9 @@ def run_demo(
         Where progress and tables are printed.
     debug : bool
         Print the traceback of a failing section as it happens.
+    warm_up : bool, default=True
+        First fit every estimator on a tiny problem (:func:`kernelkit.warmup.warm_up`), so
+        that no section's times include numba compilation.
 
     Returns
     -------
@@ -357,22 +376,14 @@ def run_demo(
     from .html import write_html
 
     out = stream if stream is not None else sys.stdout
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg", force=True)
-    except ImportError:
-        print("note: matplotlib is not installed (pip install 'kernelkit[plot]'); sections "
-              "that draw figures will fail.", file=out)
+    _use_agg(out)
     start = time.perf_counter()
     found = discover_sections(only)
     out_dir = Path(out_dir)
     mode = "quick" if quick else "full"
     print(f"kernelkit demo ({mode}): {len(found)} sections -> {out_dir / 'report.html'}",
           file=out, flush=True)
-    t0 = time.perf_counter()
-    _preload()
-    print(f"libraries loaded in {time.perf_counter() - t0:.1f}s", file=out, flush=True)
+    _prepare(out, quick, warm_up)
     results = []
     for i, (order, name, title) in enumerate(found, 1):
         print(f"[{i}/{len(found)}] {title} ({name})", file=out, flush=True)
@@ -381,22 +392,7 @@ def run_demo(
         results.append(res)
     seconds = time.perf_counter() - start
     result = DemoResult(sections=results, html_path=None, seconds=seconds, quick=quick)
-    rows = [[r.name] + row_cells(row) for r in results if r.ok for row in r.section.rows]
-    print("\nSummary: every model's headline number and its scikit-learn peer", file=out)
-    if rows:
-        print(text_table(["section", *TABLE_COLUMNS], rows), file=out)
-    for r in result.failed:
-        print(f"FAILED section {r.name}: {r.error}", file=out)
-    try:
-        fig = accuracy_figure(results)
-        if fig is not None:
-            result.summary_figures.append(
-                ("Test accuracy of every classifier in the tour (multiclass, structured and "
-                 "binary), ours and the peer of the same row on the same data.", _png(fig)))
-    except Exception as exc:  # noqa: BLE001 - the summary figure is a convenience
-        print(f"note: no accuracy summary figure ({type(exc).__name__}: {exc})", file=out)
-    finally:
-        _close_all()
+    _summarize(result, out)
     if only is None:
         result.not_in_tour = _not_in_tour(results)
         if result.not_in_tour:

@@ -12,7 +12,12 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
-from .._validation import check_is_fitted, check_nonnegative, resolve_estimator_kernel
+from .._validation import (
+    check_is_fitted,
+    check_nonnegative,
+    check_two_classes,
+    resolve_estimator_kernel,
+)
 from ._field import unary_scores
 from .base import check_oracle
 
@@ -39,6 +44,9 @@ class JointKernelModel(BaseEstimator):
             raise ValueError(f"X has {n} examples but Y has {n_y} outputs; they must match.")
         oracle.fit(Y)
         Z = oracle.encode(Y, offsets)
+        states = np.unique(Z)
+        if len(states) < 2:  # every part in one state: nothing to separate
+            check_two_classes(self, [oracle.decode_one(states[:1])])
         self.oracle_ = oracle
         self.n_features_in_ = parts.shape[1]
         self.kernel_ = resolve_estimator_kernel(self, parts.shape[1])

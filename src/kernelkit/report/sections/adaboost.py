@@ -18,11 +18,34 @@ def _fit_timed(est, X, y):
     return est, time.perf_counter() - t0
 
 
+def _margins_figure(clf, Xtr, ytr):
+    """Margins y F_t(x) / Σ_{s≤t} α_s on the training set at a few rounds."""
+    import matplotlib.pyplot as plt
+
+    y_pm = np.where(ytr == clf.classes_[1], 1.0, -1.0)
+    cum_alpha = np.cumsum(clf.estimator_weights_)
+    marks = sorted({5, clf.n_estimators_ // 4, clf.n_estimators_})
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    for i, F in enumerate(clf.staged_decision_function(Xtr), start=1):
+        if i in marks:
+            m = np.sort(y_pm * F / cum_alpha[i - 1])
+            ax.plot(m, np.arange(1, len(m) + 1) / len(m), label=f"T = {i}")
+    ax.axvline(0.0, color="grey", lw=0.8)
+    ax.set_xlabel(r"normalized margin $yF(x)/\sum_t \alpha_t$")
+    ax.set_ylabel("cumulative fraction of training points")
+    ax.set_title("Margin distribution")
+    ax.legend()
+    fig.tight_layout()
+    return ("Cumulative distribution of the normalized training margins after T "
+            "rounds: later rounds move the small margins up.", fig)
+
+
 def run(ctx: DemoContext) -> Section:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
     from sklearn.ensemble import AdaBoostClassifier
     from sklearn.tree import DecisionTreeClassifier
 
@@ -53,7 +76,8 @@ def run(ctx: DemoContext) -> Section:
         models[label] = ours
         rows.append(dict(model=f"AdaBoost ({label}, T={T})", data="letters A–M vs N–Z",
                          metric="test accuracy", ours=float(ours.score(Xte, yte)),
-                         peer=float(peer.score(Xte, yte)), seconds=t_ours,
+                         peer=float(peer.score(Xte, yte)),
+                         peer_name="sklearn AdaBoostClassifier (SAMME)", seconds=t_ours,
                          peer_seconds=t_peer))
 
     clf = models["depth-3 trees"]
@@ -65,29 +89,18 @@ def run(ctx: DemoContext) -> Section:
     ax.semilogy(t, test_err, label="test error")
     ax.set_xlabel("round t")
     ax.set_ylabel("error (log scale)")
+    # the errors span about one decade: label 1-2-5 steps so the axis has enough ticks
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.grid(True, which="major", alpha=0.3)
     ax.set_title("AdaBoost with depth-3 trees, letters A–M vs N–Z")
     ax.legend()
     fig.tight_layout()
     figures.append(("Training error, test error and the bound ∏Z_t against the rounds "
                     "(the training error never exceeds the bound).", fig))
 
-    # margins y F_t(x) / Σ_{s≤t} α_s on the training set at a few rounds
-    y_pm = np.where(ytr == clf.classes_[1], 1.0, -1.0)
-    cum_alpha = np.cumsum(clf.estimator_weights_)
-    marks = sorted({5, clf.n_estimators_ // 4, clf.n_estimators_})
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    for i, F in enumerate(clf.staged_decision_function(Xtr), start=1):
-        if i in marks:
-            m = np.sort(y_pm * F / cum_alpha[i - 1])
-            ax.plot(m, np.arange(1, len(m) + 1) / len(m), label=f"T = {i}")
-    ax.axvline(0.0, color="grey", lw=0.8)
-    ax.set_xlabel(r"normalized margin $yF(x)/\sum_t \alpha_t$")
-    ax.set_ylabel("cumulative fraction of training points")
-    ax.set_title("Margin distribution")
-    ax.legend()
-    fig.tight_layout()
-    figures.append(("Cumulative distribution of the normalized training margins after T "
-                    "rounds: later rounds move the small margins up.", fig))
+    figures.append(_margins_figure(clf, Xtr, ytr))
     text = (f"Discrete AdaBoost (the notes' algorithm, weights in log space) on {len(ytr)} "
             f"letters, first half of the alphabet against the second. After "
             f"{clf.n_estimators_} rounds of depth-3 trees the training error is "

@@ -33,6 +33,15 @@ def _per_letter(kernel: str, gamma, C: float):
         MulticlassOracle(), kernel=kernel, C=C, solver="cutting_plane", tol=1e-3, **kw)
 
 
+def _examples(d, chain, peer, k: int = 8) -> list[list[str]]:
+    """``[word, chain's reading, per-letter reading]`` for the first ``k`` test words."""
+    pred = chain.predict(d.X_test[:k])
+    per = peer.predict(np.concatenate(d.X_test[:k]))
+    cuts = np.cumsum([len(y) for y in d.Y_test[:k]])[:-1]
+    return [[w, "".join(d.target_names[p]), "".join(d.target_names[np.asarray(q, dtype=int)])]
+            for w, p, q in zip(d.words_test[:k], pred, np.split(per, cuts))]
+
+
 def run(ctx: DemoContext) -> Section:
     import warnings
 
@@ -52,7 +61,7 @@ def run(ctx: DemoContext) -> Section:
     settings = [("linear", None, 0.1, 15 if ctx.quick else 30)]
     if not ctx.quick:
         settings.append(("rbf", 0.05, 1.0, 20))
-    rows, histories, examples = [], {}, []
+    rows, histories, best = [], {}, None
     for kernel, gamma, C, passes in settings:
         kw = {} if gamma is None else {"gamma": gamma}
         chain = StructuredSVM(ChainOracle(26), kernel=kernel, C=C, max_iter=passes, tol=1e-3,
@@ -71,16 +80,15 @@ def run(ctx: DemoContext) -> Section:
         ctx.progress(f"{kernel}: chain {acc:.3f} ({t_chain:.1f} s, {chain.n_iter_} passes), "
                      f"per-letter {acc_peer:.3f} ({t_peer:.1f} s)")
         histories[kernel] = np.asarray(chain.history_) / chain.primal_objective_
-        rows.append({"model": f"StructuredSVM chain ({kernel}, C={C}) vs {peer_name}",
-                     "data": data, "metric": "test letter accuracy", "ours": acc,
-                     "peer": acc_peer, "seconds": t_chain, "peer_seconds": t_peer})
-        if not examples:
-            pred = chain.predict(d.X_test[:8])
-            per = peer.predict(np.concatenate(d.X_test[:8]))
-            cuts = np.cumsum([len(y) for y in d.Y_test[:8]])[:-1]
-            for w, p, q in zip(d.words_test[:8], pred, np.split(per, cuts)):
-                examples.append([w, "".join(d.target_names[p]),
-                                 "".join(d.target_names[np.asarray(q, dtype=int)])])
+        # no library has a chain-structured kernel SVM: no peer; the per-letter classifier
+        # (kernelkit's own, same kernel and C) is a reference, not a scikit-learn peer
+        rows.append({"model": f"StructuredSVM chain ({kernel}, C={C})", "data": data,
+                     "metric": "test letter accuracy", "ours": acc, "peer": None,
+                     "seconds": t_chain, "reference": acc_peer,
+                     "reference_name": f"per letter: kernelkit {peer_name}",
+                     "reference_seconds": t_peer})
+        if best is None or acc > best[0]:
+            best = (acc, f"{kernel} kernel, C={C}", _examples(d, chain, peer))
 
     fig, ax = plt.subplots(figsize=(6.0, 3.8))
     for kernel, h in histories.items():
@@ -95,8 +103,9 @@ def run(ctx: DemoContext) -> Section:
         "Sequences of letter images spelling English words (training words use images from "
         "the first 16,000 letters, test words from the last 4,000). The chain model scores "
         "a whole word with a joint kernel: input-kernel terms between positions with equal "
-        "letters plus letter-bigram terms, decoded by Viterbi; the per-letter model (the "
-        "'peer' column here) classifies each image alone with the same input kernel and C. "
+        "letters plus letter-bigram terms, decoded by Viterbi. No library has the same method, "
+        "so there is no peer; the per-letter model (kernelkit's MulticlassSVM, a reference) "
+        "classifies each image alone with the same input kernel and C. "
         "Accuracy is per letter. The chain is trained by block-coordinate Frank-Wolfe for a "
         "fixed budget of passes; the figure shows its duality gap."
     )
@@ -104,6 +113,7 @@ def run(ctx: DemoContext) -> Section:
         title=TITLE, rows=rows,
         figures=[("Relative duality gap of the chain model per BCFW pass.", fig)],
         text=text,
-        tables=[("Test words and their predictions", ["word", "chain", "per-letter"],
-                 examples)],
+        tables=[(f"The first test words and their predictions by the best chain model ({best[1]}"
+                 f", test letter accuracy {best[0]:.3f}) and the per-letter reference",
+                 ["word", f"chain ({best[1]})", "per-letter reference"], best[2])],
     )
