@@ -417,10 +417,13 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
                 PositiveSpectrumWarning, stacklevel=3,
             )
         w[(w < 0) & ~neg] = 0.0  # round-off
-        # numerically zero: round-off is relative to ||K~||_2 = max |mu| (on a negative
-        # definite K~ the null vector's mu = 1e-15 is not a component)
+        # numerically zero: the round-off of an eigenvalue of the n x n K~ computed in
+        # precision eps is up to ~ n eps ||K~||_2, ||K~||_2 = max |mu| (so float32 and
+        # float64 keep the same components; on a negative definite K~ the null vector's
+        # mu = 1e-15 is not a component)
         scale = float(np.abs(w).max()) if w.size else 0.0
-        w[(w > 0) & (w < eps_small * scale)] = 0.0
+        rel = max(eps_small, V.shape[0] * float(np.finfo(w.dtype).eps))
+        w[(w > 0) & (w < rel * scale)] = 0.0
         keep = ~neg
         if self.remove_zero_eig or self.n_components is None:
             keep &= w > 0
