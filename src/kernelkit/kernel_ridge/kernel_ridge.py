@@ -67,8 +67,8 @@ def check_alpha(alpha, n_targets: int, name: str = "alpha") -> np.ndarray:
         return np.full(n_targets, a[0])
     if a.size != n_targets:
         raise ValueError(
-            f"{name} has {a.size} entries but y has {n_targets} targets; pass a scalar or "
-            f"one {name} per target."
+            f"Number of targets and number of penalties do not correspond: {a.size} != "
+            f"{n_targets}; pass a scalar {name} or one per target."
         )
     return a
 

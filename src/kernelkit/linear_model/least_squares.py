@@ -68,8 +68,31 @@ def nnls_solve(Xc, Yc, alpha, max_iter=None):
         if alpha[j] > 0:  # ||Xc c - y||^2 + alpha ||c||^2 = ||[Xc; sqrt(a) I] c - [y; 0]||^2
             A = np.vstack([Xc, np.sqrt(alpha[j]) * np.eye(d)])
             b = np.concatenate([b, np.zeros(d)])
-        coef[:, j] = scipy.optimize.nnls(A, b, maxiter=max_iter)[0]
+        try:
+            coef[:, j] = scipy.optimize.nnls(A, b, maxiter=max_iter)[0]
+        except RuntimeError:  # max_iter reached: max_iter bounded L-BFGS-B steps instead
+            coef[:, j] = _bounded_lbfgs(A, b, max_iter)
     return coef
+
+
+def _bounded_lbfgs(A, b, max_iter):
+    """min ||A c - b||^2 s.t. c >= 0 by at most ``max_iter`` L-BFGS-B steps (the iterate)."""
+    import warnings
+
+    from ..exceptions import ConvergenceWarning
+
+    def f(c):  # ||A c - b||^2 / 2 and its gradient A^T (A c - b)
+        r = A @ c - b
+        return 0.5 * float(r @ r), A.T @ r
+
+    res = scipy.optimize.minimize(f, np.zeros(A.shape[1]), jac=True, method="L-BFGS-B",
+                                  bounds=[(0.0, None)] * A.shape[1],
+                                  options=dict(maxiter=max_iter))
+    if not res.success:
+        warnings.warn(f"The positive (non-negative) solve did not converge in max_iter="
+                      f"{max_iter} iterations ({res.message}); returning its last iterate. "
+                      "Increase max_iter.", ConvergenceWarning, stacklevel=5)
+    return res.x
 
 
 class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
@@ -171,7 +194,8 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
         # scikit-learn's Ridge: an (n, 1) y gives coef_ (d,), intercept_ (1,) or 0.0
         column = self._ravel_column and y.ndim == 2 and y.shape[1] == 1
         self.coef_ = coef[:, 0] if ravel or column else coef.T
-        self.intercept_ = float(intercept[0]) if ravel else intercept
+        # 1-D y: a NumPy scalar (it has .shape and .dtype), as scikit-learn's
+        self.intercept_ = intercept[0] if ravel else intercept
         if not self.fit_intercept:
             self.intercept_ = 0.0  # as scikit-learn, for any number of targets
         return self

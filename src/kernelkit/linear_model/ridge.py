@@ -125,8 +125,8 @@ default="auto"
             return np.full(n_targets, a[0])
         if a.size != n_targets:
             raise ValueError(
-                f"alpha has {a.size} entries but y has {n_targets} targets; pass a scalar or "
-                "one alpha per target."
+                f"Number of targets and number of penalties do not correspond: {a.size} != "
+                f"{n_targets}; pass a scalar alpha or one per target."
             )
         return a
 
