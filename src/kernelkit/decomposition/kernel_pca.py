@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from numbers import Integral, Real
 
 import numba
 import numpy as np
 from numba import njit, prange
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError, PositiveSpectrumWarning
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._validation import (
     FLOAT_DTYPES,
@@ -249,6 +251,27 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     True
     """
 
+    # scikit-learn's parameter validation: an invalid type or value raises
+    # InvalidParameterError (a ValueError and TypeError) naming the parameter
+    _parameter_constraints: dict = {
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "kernel": [str, callable],
+        "gamma": [Interval(Real, 0, None, closed="left"), None],
+        "degree": [Interval(Real, 0, None, closed="left")],
+        "coef0": [Real],
+        "kernel_params": [dict, None],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "fit_inverse_transform": ["boolean"],
+        "eigen_solver": [StrOptions({"auto", "dense", "randomized", "lobpcg", "arpack"})],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "iterated_power": [Interval(Integral, 0, None, closed="left"), StrOptions({"auto"})],
+        "remove_zero_eig": ["boolean"],
+        "random_state": ["random_state"],
+        "copy_X": ["boolean"],
+        "n_jobs": [None, Integral],
+    }
+
     def __init__(
         self,
         n_components=None,
@@ -341,6 +364,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         -------
         self : KernelPCA
         """
+        self._validate_params()
         X = validate_data(self, X, dtype=FLOAT_DTYPES, copy=self.copy_X)
         n = X.shape[0]
         k = self._check_params(n)

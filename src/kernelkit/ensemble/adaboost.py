@@ -6,12 +6,14 @@ import numbers
 import sys
 import warnings
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_regressor
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import has_fit_parameter
 
@@ -213,6 +215,20 @@ default="stump"
     True
     """
 
+    # scikit-learn's parameter validation: an invalid type or value raises
+    # InvalidParameterError (a ValueError and TypeError) naming the parameter
+    _parameter_constraints: dict = {
+        "estimator": [StrOptions(set(_NAMED)), HasMethods(["fit", "predict"]), None],
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "algorithm": [StrOptions({"discrete", "SAMME"})],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
     def __init__(self, estimator="stump", n_estimators: int = 100, learning_rate: float = 1.0,
                  algorithm: str = "discrete", early_stopping: bool = False,
                  validation_fraction: float = 0.1, n_iter_no_change: int = 10,
@@ -283,6 +299,7 @@ default="stump"
         -------
         self
         """
+        self._validate_params()
         self._check_params()
         base, fast = self._base_estimator()
         # kernelkit weak learners read 2-D float X; any other classifier gets X as it

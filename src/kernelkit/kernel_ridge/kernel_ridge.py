@@ -8,12 +8,14 @@ K and only multiplies by it, block by block, through :class:`~kernelkit.linalg.K
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import sklearn
 from numba import njit, prange
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._progress import progress_bar
 from .._validation import (
@@ -175,6 +177,23 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
     True
     """
 
+    # scikit-learn's parameter validation: an invalid type or value raises
+    # InvalidParameterError (a ValueError and TypeError) naming the parameter
+    _parameter_constraints: dict = {
+        "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
+        "kernel": [str, callable],
+        "gamma": [Interval(Real, 0, None, closed="left"), None],
+        "degree": [Interval(Real, 0, None, closed="left")],
+        "coef0": [Real],
+        "kernel_params": [dict, None],
+        "fit_intercept": ["boolean"],
+        "solver": [StrOptions({"auto", "cholesky", "mixed", "cg"})],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
     def __init__(
         self,
         alpha=1.0,
@@ -225,6 +244,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()
         X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=FLOAT_DTYPES)
         ravel = y.ndim == 1
         Y = np.asarray(y, dtype=X.dtype).reshape(len(y), -1)

@@ -12,6 +12,7 @@ Fourier features. A linear model on these features approximates the kernel machi
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.linalg import eigh
@@ -22,6 +23,7 @@ from sklearn.base import (
     clone,
 )
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._validation import FLOAT_DTYPES, check_is_fitted, check_positive, validate_data
 from ..kernels import RBF, Laplacian, Matern, Precomputed, resolve_kernel
@@ -87,6 +89,19 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     True
     """
 
+    # scikit-learn's parameter validation: an invalid type or value raises
+    # InvalidParameterError (a ValueError and TypeError) naming the parameter
+    _parameter_constraints: dict = {
+        "kernel": [str, callable],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "gamma": [Interval(Real, 0, None, closed="left"), None],
+        "coef0": [Real, None],
+        "degree": [Interval(Real, 1, None, closed="left"), None],
+        "kernel_params": [dict, None],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+    }
+
     def __init__(self, kernel="rbf", n_components: int = 100, *, gamma=None, coef0=None,
                  degree=None, kernel_params=None, random_state=None, n_jobs=None):
         self.kernel = kernel
@@ -110,6 +125,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         -------
         self
         """
+        self._validate_params()
         M = _check_n_components(self.n_components)
         X = validate_data(self, X, dtype=FLOAT_DTYPES)
         n = X.shape[0]
@@ -248,6 +264,17 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     True
     """
 
+    # scikit-learn's parameter validation: an invalid type or value raises
+    # InvalidParameterError (a ValueError and TypeError) naming the parameter
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions({"rbf", "laplacian", "matern"}), callable],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "gamma": [StrOptions({"scale"}), Interval(Real, 0, None, closed="neither"), None],
+        "length_scale": [Interval(Real, 0, None, closed="neither"), "array-like", None],
+        "nu": [Interval(Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, kernel="rbf", n_components: int = 100, *, gamma=None,
                  length_scale=None, nu: float = 1.5, random_state=None):
         self.kernel = kernel
@@ -305,6 +332,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         -------
         self
         """
+        self._validate_params()
         D = _check_n_components(self.n_components)
         X = validate_data(self, X, dtype=FLOAT_DTYPES)
         d = X.shape[1]

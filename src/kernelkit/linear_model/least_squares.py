@@ -7,10 +7,13 @@ log-likelihood is -n/2 (log(2 pi sigma^2) + 1).
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 import scipy.linalg
 import scipy.optimize
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
+from sklearn.utils._param_validation import Interval
 
 from .._validation import FLOAT_DTYPES, check_is_fitted, check_sample_weight, validate_data
 
@@ -139,6 +142,16 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
 
     _ravel_column = False  # Ridge: True (scikit-learn's shapes for an (n, 1) y)
 
+    # scikit-learn's parameter validation: an invalid type or value raises
+    # InvalidParameterError (a ValueError and TypeError) naming the parameter
+    _parameter_constraints: dict = {
+        "fit_intercept": ["boolean"],
+        "copy_X": ["boolean"],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "n_jobs": [None, Integral],
+        "positive": ["boolean"],
+    }
+
     def __init__(self, *, fit_intercept: bool = True, copy_X: bool = True, tol: float = 1e-6,
                  n_jobs: int | None = None, positive: bool = False):
         self.fit_intercept = fit_intercept
@@ -166,6 +179,7 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()
         X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=FLOAT_DTYPES)
         dtype = X.dtype  # the coefficients keep float32; the solve runs in float64
         X = X.astype(np.float64, copy=False)

@@ -7,7 +7,10 @@ joint mode in sigma^2 is sigma^2 = (RSS + lambda ||theta||^2) / (n + d).
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .least_squares import LinearRegression
 
@@ -75,6 +78,19 @@ default="auto"
 
     _ravel_column = True
 
+    # scikit-learn's parameter validation: an invalid type or value raises
+    # InvalidParameterError (a ValueError and TypeError) naming the parameter
+    _parameter_constraints: dict = {
+        "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
+        "fit_intercept": ["boolean"],
+        "copy_X": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "solver": [StrOptions(set(SOLVERS))],
+        "positive": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, alpha=1.0, *, fit_intercept: bool = True, copy_X: bool = True,
                  max_iter: int | None = None, tol: float = 1e-4, solver: str = "auto",
                  positive: bool = False, random_state=None):
@@ -100,6 +116,7 @@ default="auto"
         -------
         self
         """
+        self._validate_params()
         if self.solver not in SOLVERS:
             raise ValueError(f"solver must be one of {SOLVERS}; got {self.solver!r}.")
         if self.positive and self.solver not in ("auto", "lbfgs"):

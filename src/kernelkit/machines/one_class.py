@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, OutlierMixin, clone
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._progress import progress_bar
 from .._validation import (
@@ -130,6 +132,25 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
     # fixed gamma: "scale" reads the unweighted X.var(), so duplicated rows change it
     _test_params = [dict(C=20.0, gamma=0.5, tol=1e-10), dict(nu=0.5, gamma=0.5, tol=1e-8)]
 
+    # scikit-learn's parameter validation: an invalid type or value raises
+    # InvalidParameterError (a ValueError and TypeError) naming the parameter
+    _parameter_constraints: dict = {
+        "kernel": [str, callable],
+        "C": [Interval(Real, 0, None, closed="neither"), None],
+        "nu": [Interval(Real, 0, 1, closed="right"), None],
+        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither"),
+                  None],
+        "degree": [Interval(Integral, 0, None, closed="left")],
+        "coef0": [Real],
+        "kernel_params": [dict, None],
+        "tol": [Interval(Real, 0, None, closed="neither"), None],
+        "max_iter": [Interval(Integral, -1, None, closed="left"), None],
+        "shrinking": ["boolean"],
+        "random_state": ["random_state"],
+        "cache_size": [Interval(Real, 0, None, closed="neither"), None],
+        "verbose": ["verbose"],
+    }
+
     def __init__(self, kernel="rbf", C: float | None = None, nu: float = 0.5,
                  gamma="scale", *, degree: int = 3, coef0: float = 0.0,
                  kernel_params: dict | None = None, tol: float | None = None,
@@ -197,6 +218,7 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()
         C, nu, tol, max_iter, wm = self._check_params()
         X = validate_data(self, X, dtype=FLOAT_DTYPES)
         sw = libsvm_sample_weight(sample_weight, X)
