@@ -92,10 +92,11 @@ def test_zero_weight_equals_removal():
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-6)
 
 
-@pytest.mark.parametrize("params, match", [
-    (dict(C=0.0), "C must be"), (dict(C=-2.0), "C must be"),
-    (dict(nu=0.0), "nu must lie"), (dict(nu=1.5), "nu must lie"), (dict(nu=-0.1), "nu must"),
-    (dict(gamma="bogus"), "gamma must be"), (dict(max_iter=0), "max_iter"),
+@pytest.mark.parametrize("params, match", [  # scikit-learn's InvalidParameterError wording
+    (dict(C=0.0), "'C' parameter"), (dict(C=-2.0), "'C' parameter"),
+    (dict(nu=0.0), "'nu' parameter"), (dict(nu=1.5), "'nu' parameter"),
+    (dict(nu=-0.1), "'nu' parameter"), (dict(gamma="bogus"), "'gamma' parameter"),
+    (dict(max_iter=0), "max_iter"),
 ])
 def test_bad_parameters(params, match):
     with pytest.raises(ValueError, match=match):

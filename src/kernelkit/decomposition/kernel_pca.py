@@ -239,6 +239,17 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     n_features_in_ : int
     feature_names_in_ : ndarray of str
 
+    Differences from scikit-learn
+    -----------------------------
+    - A centred kernel matrix with significantly negative eigenvalues (a kernel that is not
+      PSD, e.g. a precomputed indefinite matrix) warns ``PositiveSpectrumWarning`` and drops
+      those components; scikit-learn raises ``ValueError`` for the same input.
+    - Eigenvalues below ``max(1e-12, n eps) max|mu|`` (eps of the data's dtype) count as
+      zero, so float32 and float64 input keep the same components.
+    - ``eigen_solver`` adds "dense" and "lobpcg"; ``tol=0`` means 1e-10 (float64) for the
+      iterative solvers. Extra attributes ``explained_variance_``, ``kernel_``,
+      ``gamma_``, ``eigen_solver_``, ``n_iter_``. Sparse X is not accepted yet (issue 15).
+
     Examples
     --------
     >>> import numpy as np

@@ -164,6 +164,14 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         CG iterations (1 for the direct "cholesky" solve).
     n_features_in_ : int
 
+    Differences from scikit-learn
+    -----------------------------
+    - Extra parameters ``fit_intercept``, ``solver`` ("mixed" and "cg" never hold a second
+      n x n copy), ``tol``, ``max_iter``, ``random_state`` and ``verbose``; extra
+      attributes ``kernel_``, ``solver_``, ``n_iter_``, ``intercept_``.
+    - ``kernel`` also takes kernelkit kernels and scikit-learn GP kernels.
+    - Sparse X is not accepted yet (issue 15).
+
     Examples
     --------
     >>> import numpy as np

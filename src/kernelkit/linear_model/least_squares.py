@@ -130,6 +130,14 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
         Singular values of the (centered) design matrix.
     n_features_in_ : int
 
+    Differences from scikit-learn
+    -----------------------------
+    - The solve is an SVD of the centred, weighted design (scikit-learn: lstsq), and
+      ``tol`` / ``n_jobs`` are unused; ``rank_`` and ``singular_`` are those of the centred
+      design. Extra attributes ``noise_variance_`` and ``log_likelihood_`` and
+      ``predict(return_std=True)`` (the maximum-likelihood reading).
+    - Sparse X is not accepted yet (issue 15).
+
     Examples
     --------
     >>> import numpy as np

@@ -66,6 +66,15 @@ default="auto"
         1 (one direct solve; scikit-learn's direct solvers report None).
     n_features_in_ : int
 
+    Differences from scikit-learn
+    -----------------------------
+    - Every ``solver`` name gives the same exact SVD solution (``solver_`` is "svd"; with
+      ``positive=True`` non-negative least squares, falling back to ``max_iter`` L-BFGS-B
+      steps with a ``ConvergenceWarning`` when that cap is too small); ``n_iter_`` is 1.
+    - Extra attributes ``noise_variance_``, ``prior_variance_``, ``log_likelihood_``,
+      ``penalized_log_likelihood_`` (the MAP reading).
+    - Sparse X is not accepted yet (issue 15).
+
     Examples
     --------
     >>> import numpy as np
