@@ -180,3 +180,27 @@ def test_save_load_round_trip(estimator, tmp_path):
                                           err_msg=f"{type(est).__name__}.{method}")
             checked += 1
     assert checked
+
+
+_VALIDATED = [e for e in INSTANCES if "_parameter_constraints" in type(e).__dict__]
+
+
+@pytest.mark.parametrize("estimator", _VALIDATED, ids=_ids(_VALIDATED))
+def test_invalid_parameters_raise_sklearns_InvalidParameterError(estimator):
+    """scikit-learn's own check: every parameter has a constraint, and a value of the wrong
+    type or range raises InvalidParameterError naming it, from fit / fit_transform / ..."""
+    from sklearn.utils.estimator_checks import check_param_validation
+
+    check_param_validation(type(estimator).__name__, clone(estimator))
+
+
+def test_parameter_validation_covers_the_scikit_learn_peers():
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    import kernelkit as kk
+
+    names = {type(e).__name__ for e in _VALIDATED}
+    assert {"KernelRidge", "KernelPCA", "OneClassSVM", "LinearRegression", "Ridge",
+            "Nystroem", "RandomFourierFeatures", "AdaBoost"} <= names
+    with pytest.raises(InvalidParameterError, match="'alpha' parameter of KernelRidge"):
+        kk.KernelRidge(alpha="0.1").fit(np.ones((4, 2)), np.ones(4))

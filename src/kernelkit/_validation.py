@@ -17,6 +17,7 @@ __all__ = [
     "check_nonnegative",
     "check_in_range",
     "check_sample_weight",
+    "libsvm_sample_weight",
     "resolve_estimator_kernel",
     "check_two_classes",
     "plain",
@@ -74,15 +75,41 @@ def check_in_range(value, name: str, low: float, high: float, *, closed: str = "
 def check_sample_weight(sample_weight, X, *, positive: bool = False, dtype=None) -> np.ndarray:
     """Validated sample weights (ones when ``None``), non-negative and finite.
 
-    In ``dtype`` when given (e.g. float64 weights for float32 X), else in X's dtype.
+    In ``dtype`` when given (e.g. float64 weights for float32 X), else in X's dtype. The
+    errors are scikit-learn's (same class, same key phrase): "Negative values in data passed
+    to `sample_weight`", "Sample weights must contain at least one non-zero number".
     """
     from sklearn.utils.validation import _check_sample_weight
 
     if dtype is None:
         dtype = X.dtype if hasattr(X, "dtype") else None
-    sw = _check_sample_weight(sample_weight, X, dtype=dtype)
-    if not np.all(np.isfinite(sw)) or np.any(sw < 0) or (positive and np.any(sw == 0)):
-        raise ValueError("sample_weight must be finite and non-negative.")
+    sw = _check_sample_weight(sample_weight, X, dtype=dtype, ensure_non_negative=True)
+    if not np.all(np.isfinite(sw)):
+        raise ValueError("sample_weight must be finite (no NaN or inf).")
+    if sw.size and not np.any(sw > 0):
+        raise ValueError("Sample weights must contain at least one non-zero number.")
+    if positive and np.any(sw == 0):
+        raise ValueError("sample_weight must be positive (no zero entries).")
+    return sw
+
+
+def libsvm_sample_weight(sample_weight, X) -> np.ndarray:
+    """Sample weights as libsvm (scikit-learn's SVMs) reads them: a weight <= 0 drops its
+    sample, so negative weights are allowed; ValueError when none is positive."""
+    from sklearn.utils import check_array
+
+    n = X.shape[0]
+    if sample_weight is None or isinstance(sample_weight, numbers.Number):
+        sw = np.full(n, 1.0 if sample_weight is None else float(sample_weight))
+    else:
+        sw = check_array(sample_weight, ensure_2d=False, dtype=np.float64,
+                         input_name="sample_weight")
+        if sw.shape != (n,):
+            raise ValueError(f"sample_weight.shape == {sw.shape}, expected {(n,)}!")
+    if not np.all(np.isfinite(sw)):
+        raise ValueError("sample_weight must be finite (no NaN or inf).")
+    if n and not np.any(sw > 0):
+        raise ValueError("Invalid input - all samples have zero or negative weights.")
     return sw
 
 

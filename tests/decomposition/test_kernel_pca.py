@@ -266,3 +266,18 @@ def test_fused_rbf_gram_is_centred_kernel_matrix(n, dtype, length_scale):
     np.testing.assert_allclose(Kc, H @ K @ H, atol=tol)
     np.testing.assert_allclose(means, K.mean(axis=0), atol=tol)
     np.testing.assert_allclose(grand, K.mean(), atol=tol)
+
+
+def test_float32_and_float64_keep_the_same_components():
+    """Issue 22: the zero-eigenvalue threshold scales with the dtype's precision and n."""
+    from sklearn.datasets import make_blobs
+    from sklearn.preprocessing import StandardScaler
+
+    X, _ = make_blobs(n_samples=30, centers=[[0, 0, 0], [1, 1, 1]], random_state=0,
+                      cluster_std=0.1)
+    X = StandardScaler().fit_transform(X)
+    X -= X.min()
+    k64 = KernelPCA().fit(X)
+    k32 = KernelPCA().fit(X.astype(np.float32))
+    assert k64.eigenvalues_.shape == k32.eigenvalues_.shape == (3,)  # rank 3: linear, d = 3
+    np.testing.assert_allclose(k32.eigenvalues_, k64.eigenvalues_, rtol=1e-5)

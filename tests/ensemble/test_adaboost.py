@@ -44,7 +44,7 @@ def test_alpha_D_Z_match_the_notes():
         np.testing.assert_allclose(np.exp(part.log_sample_weight_), ref["D"][t], rtol=1e-9)
         best, _, _ = brute_force_stump(X, (y > 0).astype(int), ref["D"][t])
         assert clf.estimator_errors_[t] == pytest.approx(best, abs=1e-12)
-    np.testing.assert_allclose(clf.decision_function(X), ref["alpha"] @ _H(clf, X))
+    np.testing.assert_allclose(clf.unnormalized_decision_function(X), ref["alpha"] @ _H(clf, X))
 
 
 def test_initial_distribution_from_sample_weight():
@@ -187,10 +187,13 @@ def test_labels_are_mapped_and_methods_agree():
     errs = [np.mean(p != ys) for p in staged]
     np.testing.assert_allclose(errs, b.training_errors_)
     m = b.margins(X, ys)
-    np.testing.assert_allclose(m, y * b.decision_function(X) / b.estimator_weights_.sum())
+    F = b.unnormalized_decision_function(X)  # the notes' F = Σ α_t h_t
+    np.testing.assert_allclose(m, y * F / b.estimator_weights_.sum())
+    np.testing.assert_allclose(b.decision_function(X), 2 * F / b.estimator_weights_.sum())
+    np.testing.assert_allclose(list(b.staged_unnormalized_decision_function(X))[-1], F)
     assert np.all(np.abs(m) <= 1 + 1e-12)
-    P = b.predict_proba(X)
-    np.testing.assert_allclose(P[:, 1], 1 / (1 + np.exp(-2 * b.decision_function(X))))
+    P = b.predict_proba(X)  # scikit-learn's SAMME probability σ(2F/Σα)
+    np.testing.assert_allclose(P[:, 1], 1 / (1 + np.exp(-b.decision_function(X))))
     fi = b.feature_importances_
     assert fi.shape == (3,) and fi.sum() == pytest.approx(1.0)
 

@@ -150,3 +150,30 @@ def test_rff_accepts_sklearn_gp_kernels():
         np.testing.assert_array_equal(a.transform(X), b.transform(X))
     with pytest.raises(ValueError, match="Nystroem"):
         RandomFourierFeatures(gp.Matern(1.0, nu=0.7), 10).fit(X)
+
+
+def test_nystroem_drop_in_gaps_of_issue_22():
+    """chi2's own gamma, no gamma with a callable, non-PSD kernels as scikit-learn's SVD."""
+    from sklearn.kernel_approximation import Nystroem as SkNystroem
+    from sklearn.metrics.pairwise import chi2_kernel
+
+    rng = np.random.default_rng(0)
+    X = np.abs(rng.normal(size=(40, 4)))
+    Z = Nystroem("chi2", n_components=40, random_state=0).fit_transform(X)
+    np.testing.assert_allclose(Z @ Z.T, chi2_kernel(X), atol=1e-8)  # gamma = 1
+    with pytest.raises(ValueError, match="callable kernel"):
+        Nystroem(lambda a, b: float(a @ b), gamma=0.1).fit(X)
+    for kernel in ("sigmoid", "additive_chi2"):
+        ours = Nystroem(kernel, n_components=20, random_state=0).fit_transform(X)
+        sk = SkNystroem(kernel=kernel, n_components=20, random_state=0).fit_transform(X)
+        assert np.abs(ours).max() < 10 * np.abs(sk).max()
+        np.testing.assert_allclose(ours @ ours.T, sk @ sk.T, atol=1e-6 * np.abs(sk).max() ** 2)
+
+
+def test_random_fourier_features_gamma_scale_is_rbfsamplers():
+    from sklearn.kernel_approximation import RBFSampler
+
+    X = np.random.default_rng(1).normal(scale=3.0, size=(30, 5))
+    ours = RandomFourierFeatures(gamma="scale", n_components=50, random_state=0).fit(X)
+    sk = RBFSampler(gamma="scale", n_components=50, random_state=0).fit(X)
+    np.testing.assert_allclose(ours.transform(X), sk.transform(X), rtol=1e-10, atol=1e-12)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import tracemalloc
+import warnings
 
 import numpy as np
 import pytest
@@ -45,6 +46,8 @@ def test_all_points_as_centers_is_exact_krr(lam):
 
 
 def test_cg_past_its_rounding_floor_returns_the_best_iterate():
+    from kernelkit.exceptions import ConvergenceWarning
+
     # 1-D RBF, M = n: the preconditioned residual bottoms out near 1e-8 within a few
     # iterations; asked for tol=1e-12, CG then wandered for 100 iterations and the last
     # iterate's predictions were off by 6e-5. The best iterate agrees with exact KRR.
@@ -53,9 +56,11 @@ def test_cg_past_its_rounding_floor_returns_the_best_iterate():
     y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=500)
     Xt = rng.normal(size=(50, 1))
     lam, n = 1e-4, 500
-    model = NystromKernelRidge(n_centers=n, alpha=lam, gamma=2.0, tol=1e-12, max_iter=100,
-                               random_state=0).fit(X, y)
-    assert not model.converged_ and model.n_iter_ == 100
+    with pytest.warns(ConvergenceWarning, match="stalled"):
+        model = NystromKernelRidge(n_centers=n, alpha=lam, gamma=2.0, tol=1e-12, max_iter=100,
+                                   random_state=0).fit(X, y)
+    # it stops after 50 iterations without a new smallest residual
+    assert not model.converged_ and model.n_iter_ == 50 + int(np.argmin(model.history_))
     assert model.history_[-1] > 10 * model.history_.min()  # it did wander
     exact = SkKernelRidge(alpha=lam * n, kernel="rbf", gamma=2.0).fit(X, y).predict(Xt)
     np.testing.assert_allclose(model.predict(Xt), exact, rtol=0,
@@ -156,8 +161,12 @@ def test_fast_decaying_spectrum_still_converges_with_default_preconditioner_jitt
     rng = np.random.default_rng(0)
     X = rng.uniform(-3, 3, size=(2000, 1))
     y = np.sin(X[:, 0])
-    model = NystromKernelRidge(n_centers=100, alpha=1e-8, gamma=0.5, random_state=0).fit(X, y)
-    assert model.history_[-1] < 1e-3
+    from kernelkit.exceptions import ConvergenceWarning
+
+    with pytest.warns(ConvergenceWarning, match="stalled"):  # tol = 1e-7 is below its floor
+        model = NystromKernelRidge(n_centers=100, alpha=1e-8, gamma=0.5,
+                                   random_state=0).fit(X, y)
+    assert np.min(model.history_) < 1e-3
     assert np.abs(model.predict(X) - y).max() < 1e-2
     K = RBF(1.0)(X[:100])
     assert FalkonPreconditioner(K, 1e-8, 2000).jitter[0] >= 1e-13 * 100
@@ -191,13 +200,13 @@ def test_multi_output_equals_separate_fits():
 
 def test_constructor_signature_is_the_issues():
     # NystromKernelRidge(n_centers=1000, alpha=1e-6, kernel="rbf", gamma=None,
-    #   center_selection="uniform", max_iter=20, tol=1e-7, dtype=None, random_state=None),
-    # in that order; the extras are keyword-only
+    #   center_selection="uniform", max_iter, tol=1e-7, dtype=None, random_state=None),
+    # in that order; the extras are keyword-only. Issue 22: max_iter=None iterates to tol
     import inspect
 
     params = list(inspect.signature(NystromKernelRidge).parameters.values())
     expected = dict(n_centers=1000, alpha=1e-6, kernel="rbf", gamma=None,
-                    center_selection="uniform", max_iter=20, tol=1e-7, dtype=None,
+                    center_selection="uniform", max_iter=None, tol=1e-7, dtype=None,
                     random_state=None)
     head = params[:len(expected)]
     assert [p.name for p in head] == list(expected)
@@ -343,3 +352,24 @@ def test_threaded_block_products_equal_dense(kernel):
     for a, b, ref_ in zip(out[1], out[2], (K @ V, K.T @ U, K.T @ (K @ V + U))):
         np.testing.assert_allclose(a, ref_, rtol=1e-10, atol=1e-10)
         np.testing.assert_allclose(b, ref_, rtol=1e-10, atol=1e-10)
+
+
+def test_default_iterates_to_tol_and_the_cap_warns():
+    """Issue 22: at small alpha the old default (20 CG steps) stopped short in silence."""
+    from kernelkit.exceptions import ConvergenceWarning
+
+    rng = np.random.default_rng(0)
+    n = 2000
+    X = rng.uniform(-3, 3, size=(n, 2))
+    y = np.sin(X[:, 0]) * np.cos(X[:, 1]) + 0.1 * rng.normal(size=n)
+    kw = dict(n_centers=200, alpha=1e-2 / n, gamma=1.0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = NystromKernelRidge(**kw).fit(X, y)
+    assert model.converged_ and model.history_[-1] <= model.tol and model.n_iter_ > 20
+    tight = NystromKernelRidge(tol=1e-12, max_iter=5000, **kw).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match="max_iter=20"):
+        short = NystromKernelRidge(max_iter=20, **kw).fit(X, y)
+    assert not short.converged_
+    err = np.abs(model.predict(X) - tight.predict(X)).max()
+    assert err < 1e-4 < np.abs(short.predict(X) - tight.predict(X)).max()

@@ -225,3 +225,24 @@ def test_fitted_shapes_match_sklearn(data, ours, peer, fit_intercept, n_targets)
     assert a.predict(X).shape == b.predict(X).shape
     assert _rel(a.predict(X), b.predict(X)) < 1e-8
     assert a.predict(X, return_std=True)[1].shape == b.predict(X).shape
+
+
+def test_issue_22_drop_in_gaps():
+    """1-D y: intercept_ is a NumPy float64 scalar; positive=True with a small max_iter
+    returns its iterate with a ConvergenceWarning; scikit-learn's penalty-count phrase."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from kernelkit import LinearRegression, Ridge
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 12))
+    y = X @ rng.normal(size=12) + rng.normal(size=40)
+    for est in (LinearRegression(), Ridge()):
+        b = est.fit(X, y).intercept_
+        assert isinstance(b, np.float64) and b.shape == ()
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        model = Ridge(positive=True, max_iter=1).fit(X, y)
+    assert np.all(model.coef_ >= 0) and np.all(np.isfinite(model.coef_))
+    with pytest.raises(ValueError, match="Number of targets and number of penalties do not "
+                                         "correspond: 2 != 3"):
+        Ridge(alpha=[1.0, 2.0]).fit(X, np.column_stack([y, y, y]))

@@ -103,7 +103,7 @@ def test_logistic_probabilities():
     assert not hasattr(KernelClassifier(), "predict_proba")
     # no intercept: Newton and dual CD find the same minimiser
     a = KernelClassifier("logistic", alpha=1e-2, gamma=0.5, fit_intercept=False,
-                         tol=1e-11).fit(X, y)
+                         tol=1e-11, solver="dual_cd").fit(X, y)
     b = KernelClassifier("logistic", alpha=1e-2, gamma=0.5, fit_intercept=False,
                          solver="newton").fit(X, y)
     assert a.solver_ == "dual_cd"
@@ -241,11 +241,13 @@ def test_loss_mismatch_and_unknown_loss_params():
 def test_signature_follows_the_issue():
     import inspect
 
-    for cls, loss in [(KernelClassifier, "hinge"), (KernelRegressor, "squared")]:
+    # issue 22: KernelClassifier's alpha=None is SVC's default C = 1
+    for cls, loss, alpha in [(KernelClassifier, "hinge", None),
+                             (KernelRegressor, "squared", 1.0)]:
         params = list(inspect.signature(cls).parameters.values())
         assert [p.name for p in params[:7]] == ["loss", "kernel", "alpha", "fit_intercept",
                                                 "solver", "tol", "max_iter"]
-        assert [p.default for p in params[:5]] == [loss, "rbf", 1.0, True, "auto"]
+        assert [p.default for p in params[:5]] == [loss, "rbf", alpha, True, "auto"]
     X, y = _clf_data(n=40)
     a = KernelClassifier("hinge", "rbf", 0.01, True, "auto", 1e-6, 10_000).fit(X, y)
     b = KernelClassifier(alpha=0.01, tol=1e-6).fit(X, y)

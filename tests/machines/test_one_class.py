@@ -92,10 +92,11 @@ def test_zero_weight_equals_removal():
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-6)
 
 
-@pytest.mark.parametrize("params, match", [
-    (dict(C=0.0), "C must be"), (dict(C=-2.0), "C must be"),
-    (dict(nu=0.0), "nu must lie"), (dict(nu=1.5), "nu must lie"), (dict(nu=-0.1), "nu must"),
-    (dict(gamma="bogus"), "gamma must be"), (dict(max_iter=0), "max_iter"),
+@pytest.mark.parametrize("params, match", [  # scikit-learn's InvalidParameterError wording
+    (dict(C=0.0), "'C' parameter"), (dict(C=-2.0), "'C' parameter"),
+    (dict(nu=0.0), "'nu' parameter"), (dict(nu=1.5), "'nu' parameter"),
+    (dict(nu=-0.1), "'nu' parameter"), (dict(gamma="bogus"), "'gamma' parameter"),
+    (dict(max_iter=0), "max_iter"),
 ])
 def test_bad_parameters(params, match):
     with pytest.raises(ValueError, match=match):
@@ -142,7 +143,7 @@ def test_notes_formulation_warns_when_every_point_is_an_outlier():
 
     X = _data(80)
     with pytest.warns(UserWarning, match="increase C"):
-        oc = OneClassSVM(gamma=0.5).fit(X)  # default C = 1: f <= 1 everywhere
+        oc = OneClassSVM(C=1.0, gamma=0.5).fit(X)  # C = 1: f <= 1 everywhere
     assert np.all(oc.predict(X) == -1)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -170,3 +171,31 @@ def test_notes_default_tolerance_gives_the_dual_optimum(C):
     _, D_ref = one_class_dual(rbf_kernel(X, gamma=1.0), C)
     assert abs(oc.dual_objective_ - D_ref) < 1e-6
     assert OneClassSVM(nu=0.2, gamma=1.0).fit(X).get_params()["tol"] is None
+
+
+def test_defaults_are_scikit_learns_nu_model():
+    """OneClassSVM() is scikit-learn's OneClassSVM() (nu = 0.5), not the notes' C = 1 form."""
+    X = _data(150, seed=3)
+    ours, sk = OneClassSVM().fit(X), SkOneClassSVM().fit(X)
+    np.testing.assert_allclose(ours.decision_function(X), sk.decision_function(X), atol=1e-4)
+    assert np.mean(ours.predict(X) == sk.predict(X)) >= 0.98
+    assert 0.4 <= np.mean(ours.predict(X) == -1) <= 0.6  # nu bounds the outlier fraction
+    notes = OneClassSVM(C=20.0, gamma=0.5, random_state=0).fit(X)  # one argument away
+    assert notes.offset_[0] == 1.0
+
+
+def test_coef_is_read_only_and_nonpositive_weights_drop_samples():
+    X = _data(60, seed=4)
+    oc = OneClassSVM(kernel="linear").fit(X)
+    with pytest.raises(ValueError):
+        oc.coef_[0, 0] = 1.0
+    w = np.ones(len(X))
+    w[:10] = -0.5  # as libsvm: a weight <= 0 removes its sample
+    a = OneClassSVM(kernel="linear", tol=1e-10).fit(X, sample_weight=w)
+    b = OneClassSVM(kernel="linear", tol=1e-10).fit(X[10:])
+    np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-8)
+    sk = SkOneClassSVM(kernel="linear", tol=1e-10).fit(X, sample_weight=w)
+    np.testing.assert_allclose(a.coef_, sk.coef_, atol=1e-6)
+    for bad in (np.zeros(len(X)), np.full(len(X), -0.3)):
+        with pytest.raises(ValueError, match="all samples have zero or negative weights"):
+            OneClassSVM(kernel="linear").fit(X, sample_weight=bad)

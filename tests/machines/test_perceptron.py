@@ -46,12 +46,16 @@ KERNELS = {
 def test_mistake_sequence_matches_reference(kernel, kind, n_classes, budget):
     kw, kfun = KERNELS[kernel]
     X, y, Xt = _data(kind, n_classes=n_classes, seed=n_classes)
-    epochs = 3
-    res = perceptron_stream(kfun(X, X), y, list(range(len(X))) * epochs, n_classes, budget)
-    mistakes = np.array(res["mistakes"]).reshape(epochs, -1).sum(axis=1)
+    max_epochs = 3
     for variant in ("standard", "averaged", "voted"):
-        clf = KernelPerceptron(max_epochs=epochs, budget=budget, variant=variant, **kw)
+        clf = KernelPerceptron(shuffle=False, max_epochs=max_epochs, budget=budget,
+                               variant=variant, **kw)
         clf.fit(X, y)
+        # fit stops after the first epoch without a mistake: the reference runs as many
+        epochs = clf.n_iter_
+        assert epochs == max_epochs or clf.mistakes_[-1] == 0
+        res = perceptron_stream(kfun(X, X), y, list(range(len(X))) * epochs, n_classes, budget)
+        mistakes = np.array(res["mistakes"]).reshape(epochs, -1).sum(axis=1)
         np.testing.assert_array_equal(clf.mistakes_, mistakes)
         np.testing.assert_array_equal(clf.support_, res["support"])
         np.testing.assert_allclose(clf.decision_function(Xt), decision(res, kfun(Xt, X), variant),
@@ -65,7 +69,7 @@ def test_per_step_mistakes_and_coefficients_match_reference():
     X, y, _ = _data("rings", n=50)
     K = rbf_kernel(X, gamma=0.5)
     res = perceptron_stream(K, y, list(range(50)) * 2, 2)
-    clf = KernelPerceptron(gamma=0.5, max_epochs=2).fit(X, y)
+    clf = KernelPerceptron(shuffle=False, gamma=0.5, max_epochs=2).fit(X, y)
     # the mistake log holds the exact times of the mistakes
     np.testing.assert_array_equal(clf.mistake_log_[:, 3] - 1, np.flatnonzero(res["mistakes"]))
     # c_i = y_i * (number of mistakes on example i)
@@ -78,7 +82,7 @@ def test_sign_zero_counts_as_a_mistake():
     # the support (linear kernel) also scores 0 and is a mistake
     X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 1.0], [-3.0, -3.0]])
     y = np.array([1, 1, 1, -1])  # scores: 0, 0, -1 + 1 = 0, -6 (correct)
-    clf = KernelPerceptron(kernel="linear").fit(X, y)
+    clf = KernelPerceptron(shuffle=False, kernel="linear", max_epochs=1).fit(X, y)
     assert clf.mistakes_.tolist() == [3]
     assert clf.support_.tolist() == [0, 1, 2]
     # at prediction a score of exactly 0 gives classes_[0]
@@ -94,7 +98,7 @@ def test_novikoff_mistake_bound():
     X = X[np.abs(X @ w) > 0.3]
     y = np.where(X @ w > 0, 1, -1)
     R, gamma = np.max(np.linalg.norm(X, axis=1)), np.min(np.abs(X @ w))
-    clf = KernelPerceptron(kernel="linear", max_epochs=20).fit(X, y)
+    clf = KernelPerceptron(shuffle=False, kernel="linear", max_epochs=20).fit(X, y)
     assert clf.mistakes_.sum() <= (R / gamma) ** 2
     assert clf.mistakes_[-1] == 0  # converged: separates the training data
     assert clf.score(X, y) == 1.0
@@ -103,7 +107,7 @@ def test_novikoff_mistake_bound():
 def test_partial_fit_continues_the_stream():
     X, y, Xt = _data("rings", n=60, n_classes=3)
     res = perceptron_stream(rbf_kernel(X, gamma=0.5), y, list(range(60)), 3, budget=10)
-    clf = KernelPerceptron(gamma=0.5, budget=10, variant="averaged")
+    clf = KernelPerceptron(shuffle=False, max_epochs=1, gamma=0.5, budget=10, variant="averaged")
     for start in range(0, 60, 13):
         clf.partial_fit(X[start:start + 13], y[start:start + 13], classes=[0, 1, 2])
     assert clf.mistakes_.sum() == sum(res["mistakes"])
@@ -111,7 +115,8 @@ def test_partial_fit_continues_the_stream():
     np.testing.assert_allclose(clf.decision_function(Xt),
                                decision(res, rbf_kernel(Xt, X, gamma=0.5), "averaged"),
                                atol=1e-10)
-    full = KernelPerceptron(gamma=0.5, budget=10, variant="averaged").fit(X, y)
+    full = KernelPerceptron(shuffle=False, max_epochs=1, gamma=0.5, budget=10,
+                            variant="averaged").fit(X, y)
     np.testing.assert_allclose(clf.decision_function(Xt), full.decision_function(Xt))
 
 
@@ -128,18 +133,19 @@ def test_shuffle_is_the_reference_on_the_permuted_stream():
 
 def test_precomputed_kernel_matches_rbf():
     X, y, Xt = _data("rings", n=50, n_classes=3)
-    a = KernelPerceptron(gamma=0.5, max_epochs=2, variant="voted").fit(X, y)
-    b = KernelPerceptron(kernel="precomputed", max_epochs=2, variant="voted").fit(
+    a = KernelPerceptron(shuffle=False, gamma=0.5, max_epochs=2, variant="voted").fit(X, y)
+    b = KernelPerceptron(shuffle=False, kernel="precomputed", max_epochs=2, variant="voted").fit(
         rbf_kernel(X, gamma=0.5), y)
     np.testing.assert_array_equal(a.predict(Xt), b.predict(rbf_kernel(Xt, X, gamma=0.5)))
     with pytest.raises(ValueError, match="precomputed"):
-        KernelPerceptron(kernel="precomputed").partial_fit(rbf_kernel(X), y, classes=[0, 1, 2])
+        KernelPerceptron(shuffle=False, kernel="precomputed").partial_fit(
+            rbf_kernel(X), y, classes=[0, 1, 2])
 
 
 def test_labels_are_kept():
     X, y, Xt = _data("blobs", n=40, n_classes=3)
     names = np.array(["ant", "bee", "cat"])[y]
-    clf = KernelPerceptron(gamma=0.5, max_epochs=3).fit(X, names)
+    clf = KernelPerceptron(shuffle=False, gamma=0.5, max_epochs=3).fit(X, names)
     assert set(clf.predict(Xt)) <= set(names)
     assert clf.decision_function(Xt).shape == (9, 3)
     assert clf.dual_coef_.shape == (3, len(clf.support_))
@@ -148,8 +154,8 @@ def test_labels_are_kept():
 def test_partial_fit_bad_input():
     X, y, _ = _data("blobs", n=30)
     with pytest.raises(ValueError, match="classes must be passed"):
-        KernelPerceptron().partial_fit(X, y)
-    clf = KernelPerceptron().partial_fit(X, y, classes=[0, 1])
+        KernelPerceptron(shuffle=False).partial_fit(X, y)
+    clf = KernelPerceptron(shuffle=False).partial_fit(X, y, classes=[0, 1])
     with pytest.raises(ValueError, match="not in classes_"):
         clf.partial_fit(X, np.full(30, 2))
     with pytest.raises(ValueError, match="features"):
@@ -157,7 +163,7 @@ def test_partial_fit_bad_input():
     with pytest.raises(ValueError, match="differs"):
         clf.partial_fit(X, y, classes=[0, 1, 2])
     with pytest.raises(ValueError, match="classes must contain at least 2 labels; got \\[0\\]"):
-        KernelPerceptron().partial_fit(X, np.zeros(30), classes=[0])
+        KernelPerceptron(shuffle=False).partial_fit(X, np.zeros(30), classes=[0])
 
 
 @pytest.mark.parametrize("params, match", [
@@ -173,14 +179,15 @@ def test_bad_parameters(params, match):
 
 
 def test_constructor_signature_is_the_issue_s():
-    # KernelPerceptron(kernel="rbf", max_epochs=1, variant="standard", budget=None,
-    # shuffle=False, random_state=None), positionally in that order
+    # KernelPerceptron(kernel="rbf", max_epochs, variant="standard", budget=None,
+    # shuffle, random_state=None), positionally in that order; issue 22's defaults: shuffle,
+    # up to 100 epochs (stopping at the first epoch without a mistake)
     import inspect
 
     params = list(inspect.signature(KernelPerceptron).parameters.values())
     assert [(p.name, p.default) for p in params[:6]] == [
-        ("kernel", "rbf"), ("max_epochs", 1), ("variant", "standard"), ("budget", None),
-        ("shuffle", False), ("random_state", None)]
+        ("kernel", "rbf"), ("max_epochs", 100), ("variant", "standard"), ("budget", None),
+        ("shuffle", True), ("random_state", None)]
     clf = KernelPerceptron("linear", 3, "averaged", 5, True, 0)
     assert (clf.kernel, clf.max_epochs, clf.variant, clf.budget, clf.shuffle,
             clf.random_state) == ("linear", 3, "averaged", 5, True, 0)
@@ -202,7 +209,7 @@ def test_one_epoch_costs_n_times_support_kernel_evaluations(monkeypatch):
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, size=400)
     X = rng.normal(size=(400, 3)) + 4.0 * (2 * y[:, None] - 1)  # two far-apart blobs
-    clf = KernelPerceptron(gamma=0.5, max_epochs=2).fit(X, y)
+    clf = KernelPerceptron(shuffle=False, gamma=0.5, max_epochs=2).fit(X, y)
     n, n_sv = len(X), len(clf.support_)
     assert n_sv < n / 10
     assert sum(evaluated) <= 2 * n * (n_sv + 7)

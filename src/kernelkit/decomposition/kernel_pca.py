@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from numbers import Integral, Real
 
 import numba
 import numpy as np
 from numba import njit, prange
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError, PositiveSpectrumWarning
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._threads import limit_blas, pool
 from .._validation import (
@@ -236,6 +238,17 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     n_features_in_ : int
     feature_names_in_ : ndarray of str
 
+    Differences from scikit-learn
+    -----------------------------
+    - A centred kernel matrix with significantly negative eigenvalues (a kernel that is not
+      PSD, e.g. a precomputed indefinite matrix) warns ``PositiveSpectrumWarning`` and drops
+      those components; scikit-learn raises ``ValueError`` for the same input.
+    - Eigenvalues below ``max(1e-12, n eps) max|mu|`` (eps of the data's dtype) count as
+      zero, so float32 and float64 input keep the same components.
+    - ``eigen_solver`` adds "dense" and "lobpcg"; ``tol=0`` means 1e-10 (float64) for the
+      iterative solvers. Extra attributes ``explained_variance_``, ``kernel_``,
+      ``gamma_``, ``eigen_solver_``, ``n_iter_``. Sparse X is not accepted yet (issue 15).
+
     Examples
     --------
     >>> import numpy as np
@@ -247,6 +260,27 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     >>> bool(np.allclose(kpca.explained_variance_ * 50, kpca.eigenvalues_))
     True
     """
+
+    # scikit-learn's parameter validation: an invalid type or value raises
+    # InvalidParameterError (a ValueError and TypeError) naming the parameter
+    _parameter_constraints: dict = {
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "kernel": [str, callable],
+        "gamma": [Interval(Real, 0, None, closed="left"), None],
+        "degree": [Interval(Real, 0, None, closed="left")],
+        "coef0": [Real],
+        "kernel_params": [dict, None],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "fit_inverse_transform": ["boolean"],
+        "eigen_solver": [StrOptions({"auto", "dense", "randomized", "lobpcg", "arpack"})],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "iterated_power": [Interval(Integral, 0, None, closed="left"), StrOptions({"auto"})],
+        "remove_zero_eig": ["boolean"],
+        "random_state": ["random_state"],
+        "copy_X": ["boolean"],
+        "n_jobs": [None, Integral],
+    }
 
     def __init__(
         self,
@@ -340,6 +374,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         -------
         self : KernelPCA
         """
+        self._validate_params()
         X = validate_data(self, X, dtype=FLOAT_DTYPES, copy=self.copy_X)
         n = X.shape[0]
         k = self._check_params(n)
@@ -416,10 +451,13 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
                 PositiveSpectrumWarning, stacklevel=3,
             )
         w[(w < 0) & ~neg] = 0.0  # round-off
-        # numerically zero: round-off is relative to ||K~||_2 = max |mu| (on a negative
-        # definite K~ the null vector's mu = 1e-15 is not a component)
+        # numerically zero: the round-off of an eigenvalue of the n x n K~ computed in
+        # precision eps is up to ~ n eps ||K~||_2, ||K~||_2 = max |mu| (so float32 and
+        # float64 keep the same components; on a negative definite K~ the null vector's
+        # mu = 1e-15 is not a component)
         scale = float(np.abs(w).max()) if w.size else 0.0
-        w[(w > 0) & (w < eps_small * scale)] = 0.0
+        rel = max(eps_small, V.shape[0] * float(np.finfo(w.dtype).eps))
+        w[(w > 0) & (w < rel * scale)] = 0.0
         keep = ~neg
         if self.remove_zero_eig or self.n_components is None:
             keep &= w > 0

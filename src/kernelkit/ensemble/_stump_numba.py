@@ -29,7 +29,7 @@ __all__ = [
     "tree_predict_raw",
     "stump_predict_codes",
     "exp_weights",
-    "weighted_error",
+    "log_weighted_error",
     "boost_update",
 ]
 
@@ -549,13 +549,23 @@ def exp_weights(log_d, out):  # pragma: no cover - numba
 
 
 @njit(cache=True)
-def weighted_error(w, pred, y):  # pragma: no cover - numba
-    """ε_t = Σᵢ D_t(i)·1[h_t(xᵢ) ≠ yᵢ]."""
-    e = 0.0
-    for i in range(w.shape[0]):
+def log_weighted_error(log_d, pred, y):  # pragma: no cover - numba
+    """log ε_t = log Σᵢ D_t(i)·1[h_t(xᵢ) ≠ yᵢ] by log-sum-exp over log D_t.
+
+    Exact where ε_t itself underflows (weights of e^-800 are normal in log D); −inf only when
+    every misclassified sample has weight 0 (a truly perfect weak learner).
+    """
+    mx = -np.inf
+    for i in range(log_d.shape[0]):
+        if pred[i] != y[i] and log_d[i] > mx:
+            mx = log_d[i]
+    if mx == -np.inf:
+        return mx
+    s = 0.0
+    for i in range(log_d.shape[0]):
         if pred[i] != y[i]:
-            e += w[i]
-    return e
+            s += np.exp(log_d[i] - mx)
+    return mx + np.log(s)
 
 
 @njit(cache=True)

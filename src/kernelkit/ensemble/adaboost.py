@@ -5,12 +5,15 @@ from __future__ import annotations
 import numbers
 import sys
 import warnings
+from dataclasses import dataclass, field
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_regressor
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import has_fit_parameter
 
@@ -23,7 +26,7 @@ from .._validation import (
     check_two_classes,
     validate_data,
 )
-from ._stump_numba import boost_update, exp_weights, weighted_error
+from ._stump_numba import boost_update, exp_weights, log_weighted_error
 from .weak import DecisionStump, DecisionTree, LinearThreshold
 
 __all__ = ["AdaBoost"]
@@ -40,7 +43,52 @@ def _label_index(classes: np.ndarray, labels, what: str) -> np.ndarray:
     return idx
 
 
+# validate_data's rules for X: kernelkit weak learners (fast) / any other classifier
+_X_RULES = {True: dict(dtype=FLOAT_DTYPES),
+            False: dict(dtype=None, ensure_2d=False, allow_nd=True)}
 _EPS_PERFECT = 1e-10  # ε used for the weight of a perfect weak learner
+_LOG_MAX = float(np.log(np.finfo(np.float64).max))  # log Z_t above this overflows
+
+
+@dataclass
+class _Rounds:
+    """The state the boosting rounds share: log D_t, D_t, the votes and the records."""
+
+    y_idx: np.ndarray
+    d1: np.ndarray  # D₁
+    log_d: np.ndarray  # log D_t (−inf for zero weights)
+    w: np.ndarray  # D_t = exp(log D_t)
+    G: np.ndarray  # G_k(x_i) = Σ_t α_t^{SAMME} 1[h_t(x_i) = k], class-major (K, n)
+    top: np.ndarray  # argmax_k G_k(x_i)
+    gtop: np.ndarray  # G_top(x_i)
+    Gv: np.ndarray | None  # votes on the held-out part (early stopping)
+    ctx: object = None  # the weak learner's per-fit preparation (fast path)
+    ests: list = field(default_factory=list)
+    alphas: list = field(default_factory=list)
+    errs: list = field(default_factory=list)
+    log_z: list = field(default_factory=list)
+    train_err: list = field(default_factory=list)
+    val_err: list = field(default_factory=list)
+    best_val: float = np.inf
+    best_t: int = 0
+
+    @classmethod
+    def start(cls, X, y_idx, sw, K, Xv):
+        n = X.shape[0]
+        d1 = sw / sw.sum()
+        with np.errstate(divide="ignore"):
+            log_d = np.log(d1)  # log D₁
+        return cls(y_idx=np.ascontiguousarray(y_idx, dtype=np.int64), d1=d1, log_d=log_d,
+                   w=exp_weights(log_d, np.empty(n)), G=np.zeros((K, n)),
+                   top=np.zeros(n, dtype=np.int64), gtop=np.zeros(n),
+                   Gv=None if Xv is None else np.zeros((Xv.shape[0], K)))
+
+    def record(self, est, alpha, eps, log_z, train_err):
+        self.ests.append(est)
+        self.alphas.append(alpha)
+        self.errs.append(eps)
+        self.log_z.append(log_z)
+        self.train_err.append(train_err)
 
 
 class AdaBoost(ClassifierMixin, BaseEstimator):
@@ -55,8 +103,12 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
       (= 2√(ε_t(1 − ε_t)) at learning_rate 1),
 
     and predicts sign F(x), F = Σ_t α_t h_t. The weights are kept as log D and normalized by
-    log-sum-exp every round, so thousands of rounds neither underflow nor overflow. The
-    training error of F_T is at most ∏_t Z_t (``training_error_bound_``).
+    log-sum-exp every round, so thousands of rounds neither underflow nor overflow; ε_t is
+    summed from log D_t too (log-sum-exp over the misclassified samples), so a tiny ε_t is
+    never mistaken for 0. The training error of F_T is at most ∏_t Z_t
+    (``training_error_bound_``). ``decision_function`` and ``predict_proba`` are
+    scikit-learn's (F normalized by Σ_t α_t, SAMME probabilities); the notes' F itself is
+    :meth:`unnormalized_decision_function` and :meth:`margins` gives y F / Σ_t α_t.
 
     K > 2 classes use SAMME: α_t = log((1 − ε_t)/ε_t) + log(K − 1) and
     D_{t+1} ∝ D_t e^{α_t(1[h_t ≠ y] − ½)} (K = 2 gives back the rule above with α doubled);
@@ -69,7 +121,9 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
     with a ``UserWarning`` (``stop_reason_ = "perfect weak learner"``); a round with
     ε_t ≥ ½ (two classes; 1 − 1/K for SAMME) is discarded and stops with a ``UserWarning``
     (``stop_reason_ = "weak learner no better than chance"``; a ``ValueError`` if it is the
-    first round, as there is no ensemble to keep).
+    first round, as there is no ensemble to keep); a round whose Z_t would overflow float64
+    (learning rates far above 1) is discarded and stops with scikit-learn's ``UserWarning``
+    "Sample weights have reached infinite values" (``stop_reason_ = "normalizer overflow"``).
 
     Parameters
     ----------
@@ -112,7 +166,8 @@ default="stump"
     Z_ : ndarray of shape ``(n_estimators_,)``
         Normalizers Z_t (0 for a perfect round, ε_t = 0).
     training_error_bound_ : ndarray of shape ``(n_estimators_,)``
-        ∏_{s≤t} Z_s.
+        ∏_{s≤t} Z_s (each Z_t is finite: a round whose Z_t would overflow float64 stops the
+        loop; their product may still reach inf for a learning_rate far above 1).
     training_errors_ : ndarray of shape ``(n_estimators_,)``
         Training error of F_t (weighted by D₁, i.e. the plain error rate without
         ``sample_weight``; on the training part of the split with ``early_stopping``), never
@@ -129,6 +184,24 @@ default="stump"
     feature_importances_ : ndarray of shape (n_features,)
         α-weighted mean of the weak learners' importances.
 
+    Differences from scikit-learn
+    -----------------------------
+    - ``estimator`` defaults to "stump", kernelkit's exact weighted-error stump (for two
+      classes; scikit-learn's depth-1 tree splits by Gini); pass
+      ``DecisionTreeClassifier(max_depth=1)`` for scikit-learn's stumps.
+    - ``algorithm="discrete"`` (default) reports the notes' α_t = ½ log((1−ε)/ε) in
+      ``estimator_weights_`` for two classes (half of SAMME's); the ensemble, the decision
+      function and the probabilities are the same as with ``algorithm="SAMME"``.
+    - Weights are kept in log space and never clipped (scikit-learn clips D_t at machine
+      epsilon each round); a weight underflowing to 0 in D_t still counts in ε_t.
+    - Extra parameters (``early_stopping``, ``validation_fraction``, ``n_iter_no_change``,
+      ``verbose``), attributes (``Z_``, ``training_error_bound_``, ``training_errors_``,
+      ``log_sample_weight_``, ``stop_reason_``) and methods
+      (``unnormalized_decision_function``, ``margins``).
+    - A perfect weak learner (ε = 0) is kept with a finite weight that outvotes the earlier
+      rounds (scikit-learn keeps it with weight 1).
+    - Sparse X is not accepted yet (issue 15).
+
     Examples
     --------
     >>> import numpy as np
@@ -142,6 +215,20 @@ default="stump"
     >>> clf.score(X, y) > 0.9
     True
     """
+
+    # scikit-learn's parameter validation: an invalid type or value raises
+    # InvalidParameterError (a ValueError and TypeError) naming the parameter
+    _parameter_constraints: dict = {
+        "estimator": [StrOptions(set(_NAMED)), HasMethods(["fit", "predict"]), None],
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "algorithm": [StrOptions({"discrete", "SAMME"})],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
 
     def __init__(self, estimator="stump", n_estimators: int = 100, learning_rate: float = 1.0,
                  algorithm: str = "discrete", early_stopping: bool = False,
@@ -193,7 +280,7 @@ default="stump"
             return clone(est), True
         if not has_fit_parameter(est, "sample_weight"):
             raise ValueError(
-                f"{type(est).__name__}.fit does not accept sample_weight, which AdaBoost needs "
+                f"{type(est).__name__} doesn't support sample_weight, which AdaBoost needs "
                 "to reweight the sample; pass a classifier that does (e.g. "
                 "DecisionTreeClassifier) or one of 'stump', 'tree', 'linear'.")
         return clone(est), False
@@ -213,8 +300,12 @@ default="stump"
         -------
         self
         """
+        self._validate_params()
         self._check_params()
-        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES)
+        base, fast = self._base_estimator()
+        # kernelkit weak learners read 2-D float X; any other classifier gets X as it
+        # accepts it (any dimension, any dtype), as in scikit-learn
+        X, y = validate_data(self, X, y, **_X_RULES[fast])
         check_classification_targets(y)
         classes, y_idx = np.unique(y, return_inverse=True)
         K = len(classes)
@@ -222,7 +313,6 @@ default="stump"
         sw = check_sample_weight(sample_weight, X, dtype=np.float64)
         if not sw.sum() > 0:
             raise ValueError("sample_weight must have a positive sum.")
-        base, fast = self._base_estimator()
         rng = check_random_state(self.random_state)
         self.classes_, self.n_classes_ = classes, K
         Xv = yv = None
@@ -240,95 +330,108 @@ default="stump"
         return self
 
     def _boost(self, X, y_idx, sw, base, fast, rng, Xv, yv):
-        K, n = self.n_classes_, X.shape[0]
-        nu = float(self.learning_rate)
-        chance = 0.5 if K == 2 else 1.0 - 1.0 / K
-        d1 = sw / sw.sum()
-        with np.errstate(divide="ignore"):
-            log_d = np.log(d1)  # log D₁ (−inf for zero weights)
-        ctx = base._boost_prepare(X, y_idx, self.classes_, sw) if fast else None
-        G = np.zeros((K, n))  # G_k(x_i) = Σ_t α_t^{SAMME} 1[h_t(x_i) = k], class-major
-        top = np.zeros(n, dtype=np.int64)  # argmax_k G_k(x_i)
-        gtop = np.zeros(n)  # G_top(x_i)
-        Gv = None if Xv is None else np.zeros((Xv.shape[0], K))
-        ests, alphas, errs, log_z, train_err, val_err = [], [], [], [], [], []
-        best_val, best_t, reason = np.inf, 0, "n_estimators"
-        y_idx = np.ascontiguousarray(y_idx, dtype=np.int64)
-        w = exp_weights(log_d, np.empty(n))  # D_1
+        """The boosting loop (template method): one :meth:`_boost_round` per round."""
+        st = _Rounds.start(X, y_idx, sw, self.n_classes_, Xv)
+        st.ctx = base._boost_prepare(X, y_idx, self.classes_, sw) if fast else None
+        reason = None
         with progress_bar(self.verbose, self.n_estimators, "AdaBoost") as bar:
             for t in range(self.n_estimators):
-                if fast:
-                    est, pred = base._boost_fit(ctx, w)
-                else:
-                    est = clone(base)
-                    if "random_state" in est.get_params():
-                        est.set_params(random_state=rng.randint(np.iinfo(np.int32).max))
-                    est.fit(X, self.classes_[y_idx], sample_weight=w)
-                    pred = self._index_of(est.predict(X))
-                pred = np.ascontiguousarray(pred, dtype=np.int64)
-                eps = weighted_error(w, pred, y_idx)  # ε_t = Σ D_t(i) 1[h_t(x_i) ≠ y_i]
-                if eps >= chance - 1e-10:  # (ε = ½ up to rounding after a reweighting)
-                    if t == 0:
-                        raise ValueError(
-                            f"the first weak learner is no better than chance (ε = {eps:.4g} "
-                            f">= {chance:.4g}); use a stronger estimator.")
-                    warnings.warn(f"AdaBoost stopped at round {t + 1}: the weak learner's "
-                                  f"weighted error {eps:.4g} is no better than chance.",
-                                  UserWarning, stacklevel=3)
-                    reason = "weak learner no better than chance"
-                    break
-                perfect = eps <= 0.0
-                e = _EPS_PERFECT if perfect else eps
-                # SAMME: α = ν(log((1−ε)/ε) + log(K−1)); for K = 2 twice the notes' α_t
-                a = nu * (np.log((1.0 - e) / e) + np.log(K - 1.0))
-                if perfect:
-                    a += float(np.sum(alphas))  # outvote every earlier round
-                # D_{t+1} ∝ D_t e^{α(1[wrong] − ½)} (also into w), Z_t, G += α·1[h = k],
-                # and the training error of F_t
-                lz, tr = boost_update(log_d, pred, y_idx, a, G, top, gtop, d1, w)
-                if perfect:  # Z_t = 2√(ε(1 − ε)) = 0, the limit α → ∞ (training error 0)
-                    lz = -np.inf
-                ests.append(est)
-                alphas.append(a)
-                errs.append(eps)
-                log_z.append(lz)
-                train_err.append(tr)
+                est, pred = self._fit_weak(st, X, base, fast, rng)
+                reason = self._boost_round(t, st, est, pred, Xv, yv)
                 bar.update()
-                if Gv is not None:
-                    Gv[np.arange(Gv.shape[0]), self._predict_index(est, Xv)] += a
-                    ve = float(np.mean(np.argmax(Gv, axis=1) != yv))
-                    val_err.append(ve)
-                    if ve < best_val:
-                        best_val, best_t = ve, t
-                    elif t - best_t >= self.n_iter_no_change:
-                        reason = "early stopping"
-                        break
-                if perfect:
-                    warnings.warn(f"AdaBoost stopped at round {t + 1}: the weak learner is "
-                                  "perfect on the training set (weighted error 0) and is kept "
-                                  "with a weight that outvotes any earlier rounds.",
-                                  UserWarning, stacklevel=3)
-                    reason = "perfect weak learner"
+                if reason is not None:
                     break
-        T = len(ests)
-        if reason == "early stopping":
-            T = best_t + 1
-        alphas = np.asarray(alphas[:T])
+        self._set_fitted(st, base, reason or "n_estimators")
+
+    def _fit_weak(self, st, X, base, fast, rng):
+        """Fit h_t to D_t; returns (h_t, class indices of h_t(x_i))."""
+        if fast:
+            est, pred = base._boost_fit(st.ctx, st.w)
+        else:
+            est = clone(base)
+            if "random_state" in est.get_params():
+                est.set_params(random_state=rng.randint(np.iinfo(np.int32).max))
+            est.fit(X, self.classes_[st.y_idx], sample_weight=st.w)
+            pred = self._index_of(est.predict(X))
+        return est, np.ascontiguousarray(pred, dtype=np.int64)
+
+    def _boost_round(self, t, st, est, pred, Xv, yv):
+        """Round t given h_t: ε_t, α_t, D_{t+1}, Z_t; returns a stop reason or None."""
+        K = self.n_classes_
+        chance = 0.5 if K == 2 else 1.0 - 1.0 / K
+        # ε_t = Σ D_t(i) 1[h_t(x_i) ≠ y_i], from log D_t (never underflows to a false 0)
+        log_eps = log_weighted_error(st.log_d, pred, st.y_idx)
+        eps = float(np.exp(log_eps))
+        if eps >= chance - 1e-10:  # (ε = ½ up to rounding after a reweighting)
+            return self._stop_at_chance(t, eps, chance)
+        perfect = log_eps == -np.inf
+        # SAMME: α = ν(log((1−ε)/ε) + log(K−1)); for K = 2 twice the notes' α_t. A perfect
+        # round gets α(ε = 1e-10) plus every earlier α: it outvotes all earlier rounds
+        le, e = (np.log(_EPS_PERFECT), _EPS_PERFECT) if perfect else (log_eps, eps)
+        a = float(self.learning_rate) * (np.log1p(-e) - le + np.log(K - 1.0))
+        a += float(np.sum(st.alphas)) if perfect else 0.0
+        # Z_t = (1 − ε) e^{−α/2} + ε e^{α/2} (the normalizer of D_t e^{α(1[wrong] − ½)})
+        if not perfect and np.logaddexp(np.log1p(-eps) - a / 2, log_eps + a / 2) > _LOG_MAX:
+            warnings.warn(
+                f"Sample weights have reached infinite values at round {t + 1}: the "
+                f"normalizer Z_t of D_t e^(α_t(1[wrong] - 1/2)) overflows float64 (α_t = "
+                f"{a:.4g}, ε_t = exp({log_eps:.4g})). Iterations stopped. Try lowering the "
+                f"learning rate ({self.learning_rate!r}).", UserWarning, stacklevel=4)
+            return "normalizer overflow"
+        # D_{t+1} ∝ D_t e^{α(1[wrong] − ½)} (also into w), Z_t, G += α·1[h = k],
+        # and the training error of F_t
+        lz, tr = boost_update(st.log_d, pred, st.y_idx, a, st.G, st.top, st.gtop, st.d1, st.w)
+        st.record(est, a, eps, -np.inf if perfect else lz, tr)  # perfect: Z_t = 0 (α → ∞)
+        if st.Gv is not None and self._validate(t, st, est, Xv, yv):
+            return "early stopping"
+        if perfect:
+            warnings.warn(f"AdaBoost stopped at round {t + 1}: the weak learner is "
+                          "perfect on the training set (weighted error 0) and is kept "
+                          "with a weight that outvotes any earlier rounds.",
+                          UserWarning, stacklevel=4)
+            return "perfect weak learner"
+        return None
+
+    def _stop_at_chance(self, t, eps, chance):
+        if t == 0:
+            raise ValueError(
+                f"BaseClassifier in AdaBoost ensemble is worse than random, ensemble can not "
+                f"be fit: the first weak learner is no better than chance (ε = {eps:.4g} >= "
+                f"{chance:.4g}); use a stronger estimator.")
+        warnings.warn(f"AdaBoost stopped at round {t + 1}: the weak learner's "
+                      f"weighted error {eps:.4g} is no better than chance.",
+                      UserWarning, stacklevel=4)
+        return "weak learner no better than chance"
+
+    def _validate(self, t, st, est, Xv, yv) -> bool:
+        """Held-out error of F_t; True when early stopping should end the loop."""
+        st.Gv[np.arange(st.Gv.shape[0]), self._predict_index(est, Xv)] += st.alphas[-1]
+        ve = float(np.mean(np.argmax(st.Gv, axis=1) != yv))
+        st.val_err.append(ve)
+        if ve < st.best_val:
+            st.best_val, st.best_t = ve, t
+            return False
+        return t - st.best_t >= self.n_iter_no_change
+
+    def _set_fitted(self, st, base, reason):
+        T = st.best_t + 1 if reason == "early stopping" else len(st.ests)
+        alphas = np.asarray(st.alphas[:T])
         self.algorithm_ = self.algorithm
         self.estimator_ = base
-        self.estimators_ = ests[:T]
+        self.estimators_ = st.ests[:T]
         self.estimator_weights_ = alphas / 2.0 if self._halve() else alphas
-        self.estimator_errors_ = np.asarray(errs[:T])
-        self.Z_ = np.exp(np.asarray(log_z[:T]))
-        self.training_error_bound_ = np.exp(np.cumsum(log_z[:T]))
-        self.training_errors_ = np.asarray(train_err[:T])
-        if Gv is not None:
-            self.validation_errors_ = np.asarray(val_err)
+        self.estimator_errors_ = np.asarray(st.errs[:T])
+        self.Z_ = np.exp(np.asarray(st.log_z[:T]))
+        with np.errstate(over="ignore"):  # ∏Z_t may exceed float64 (learning_rate > 1)
+            self.training_error_bound_ = np.exp(np.cumsum(st.log_z[:T]))
+        self.training_errors_ = np.asarray(st.train_err[:T])
+        if st.Gv is not None:
+            self.validation_errors_ = np.asarray(st.val_err)
         elif hasattr(self, "validation_errors_"):  # from an earlier fit with early_stopping
             del self.validation_errors_
         self.n_estimators_ = T
         self.stop_reason_ = reason
-        self.log_sample_weight_ = log_d  # log D_{t+1} after the last round that ran
+        self.log_sample_weight_ = st.log_d  # log D_{t+1} after the last round that ran
         if self.verbose:
             print(f"AdaBoost: {T} rounds ({reason}); training error "
                   f"{self.training_errors_[-1]:.4g}, bound {self.training_error_bound_[-1]:.4g}",
@@ -352,62 +455,100 @@ default="stump"
 
     def _check_X(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
+        fast = hasattr(self.estimator_, "_boost_prepare")
+        return validate_data(self, X, reset=False, **_X_RULES[fast])
 
     def _staged_G(self, X):
-        """Yield G_t (n, K), G_k = Σ_{s≤t} α_s^{SAMME} 1[h_s(x) = k]."""
+        """Yield (G_t, A_t): G_k = Σ_{s≤t} α_s^{SAMME} 1[h_s(x) = k] (n, K), A_t = Σ_{s≤t} α_s."""
         X = self._check_X(X)
         G = np.zeros((X.shape[0], self.n_classes_))
-        rows = np.arange(X.shape[0])
+        rows = np.arange(G.shape[0])
+        total = 0.0
         for a, est in zip(self._samme_alphas(), self.estimators_):
             G[rows, self._predict_index(est, X)] += a
-            yield G
+            total += a
+            yield G, total
 
     def _G(self, X):
-        G = None
-        for G_t in self._staged_G(X):
-            G = G_t
-        return G
+        last = (None, 0.0)
+        for last in self._staged_G(X):  # noqa: B007 - the last stage is the ensemble
+            pass
+        return last
 
-    def _decision(self, G):
+    def _unnormalized(self, G):
         if self.n_classes_ == 2:  # F = Σ_t α_t h_t with h ∈ {±1}
             return (G[:, 1] - G[:, 0]) * (0.5 if self._halve() else 1.0)
         return G - G.mean(axis=1, keepdims=True)
 
+    def _normalized(self, G, total):
+        # scikit-learn's SAMME decision Σ_t α_t (1[h_t = k] − 1[h_t ≠ k]/(K − 1)) / Σ_t α_t
+        K = self.n_classes_
+        D = (K * G - total) / ((K - 1) * total)
+        return D[:, 1] - D[:, 0] if K == 2 else D  # K = 2: 2 F / Σ_t α_t
+
+    def _proba(self, decision):
+        # SAMME probabilities: softmax of decision / (K − 1) (K = 2: of (−d/2, d/2))
+        if self.n_classes_ == 2:
+            decision = np.column_stack([-decision, decision]) / 2.0
+        else:
+            decision = decision / (self.n_classes_ - 1)
+        return softmax(decision, axis=1)
+
     # ------------------------------------------------------------- prediction
     def decision_function(self, X) -> np.ndarray:
-        """F(x) = Σ_t α_t h_t(x) (two classes, h ∈ {±1}, unnormalized).
+        """scikit-learn's AdaBoostClassifier decision, normalized by Σ_t α_t.
+
+        Two classes: ``2 F(x) / Σ_t α_t`` ∈ [−2, 2], F = Σ_t α_t h_t (h ∈ {±1}), > 0 for
+        ``classes_[1]``; K > 2: shape (n, K), ``Σ_t α_t (1[h_t = k] − 1[h_t ≠ k]/(K − 1)) /
+        Σ_t α_t``. The notes' unnormalized F is :meth:`unnormalized_decision_function`.
+        """
+        return self._normalized(*self._G(X))
+
+    def staged_decision_function(self, X):
+        """Yield ``decision_function`` of F_1, F_2, … (each normalized by its own Σα)."""
+        for G, total in self._staged_G(X):
+            yield self._normalized(G, total)
+
+    def unnormalized_decision_function(self, X) -> np.ndarray:
+        """The notes' F(x) = Σ_t α_t h_t(x) (two classes, h ∈ {±1}, α = ``estimator_weights_``).
 
         For K > 2: the centred SAMME votes G_k(x) − mean_k G_k(x), G_k = Σ_t α_t 1[h_t = k],
         shape (n, K).
         """
-        return self._decision(self._G(X))
+        return self._unnormalized(self._G(X)[0])
 
-    def staged_decision_function(self, X):
-        """Yield ``decision_function`` of F_1, F_2, … (one array per round)."""
-        for G in self._staged_G(X):
-            yield self._decision(G)
+    def staged_unnormalized_decision_function(self, X):
+        """Yield ``unnormalized_decision_function`` of F_1, F_2, …"""
+        for G, _ in self._staged_G(X):
+            yield self._unnormalized(G)
 
     def predict(self, X) -> np.ndarray:
         """``classes_[1]`` where F > 0, else ``classes_[0]`` (ties → the first class)."""
-        G = self._G(X)
+        G, _ = self._G(X)
         return self.classes_[np.argmax(G, axis=1)]
 
     def staged_predict(self, X):
         """Yield the predictions of F_1, F_2, …"""
         check_is_fitted(self)
-        for G in self._staged_G(X):
+        for G, _ in self._staged_G(X):
             yield self.classes_[np.argmax(G, axis=1)]
 
     def predict_proba(self, X) -> np.ndarray:
-        """softmax_k G_k(x), the exponential-loss minimizer (two classes: σ(2F))."""
-        G = self._G(X)
-        return softmax(G - G.max(axis=1, keepdims=True), axis=1)
+        """SAMME class probabilities, as scikit-learn's AdaBoostClassifier.
+
+        ``softmax_k(decision_k / (K − 1))``; two classes ``σ(decision)`` = σ(2F/Σα).
+        """
+        return self._proba(self.decision_function(X))
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Logarithm of :meth:`predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
 
     def staged_predict_proba(self, X):
         """Yield ``predict_proba`` of F_1, F_2, …"""
-        for G in self._staged_G(X):
-            yield softmax(G - G.max(axis=1, keepdims=True), axis=1)
+        for D in self.staged_decision_function(X):
+            yield self._proba(D)
 
     def staged_score(self, X, y, sample_weight=None):
         """Yield the (weighted) accuracy of F_1, F_2, … on ``(X, y)``."""
@@ -418,7 +559,7 @@ default="stump"
 
     def margins(self, X, y) -> np.ndarray:
         """Normalized margins (G_y − max_{k≠y} G_k)/Σ_t α_t ∈ [−1, 1] (two classes: yF/Σα)."""
-        G = self._G(X)
+        G, total = self._G(X)
         y = np.asarray(y)
         if y.shape != (G.shape[0],):
             raise ValueError(f"y must have shape ({G.shape[0]},); got {y.shape}.")
@@ -426,7 +567,7 @@ default="stump"
         rows = np.arange(G.shape[0])
         gy = G[rows, yi].copy()
         G[rows, yi] = -np.inf
-        return (gy - G.max(axis=1)) / np.sum(self._samme_alphas())
+        return (gy - G.max(axis=1)) / total
 
     @property
     def feature_importances_(self) -> np.ndarray:

@@ -8,9 +8,11 @@ K and only multiplies by it, block by block, through :class:`~kernelkit.linalg.K
 from __future__ import annotations
 
 import copy
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._progress import progress_bar
 from .._validation import (
@@ -37,8 +39,8 @@ def check_alpha(alpha, n_targets: int, name: str = "alpha") -> np.ndarray:
         return np.full(n_targets, a[0])
     if a.size != n_targets:
         raise ValueError(
-            f"{name} has {a.size} entries but y has {n_targets} targets; pass a scalar or "
-            f"one {name} per target."
+            f"Number of targets and number of penalties do not correspond: {a.size} != "
+            f"{n_targets}; pass a scalar {name} or one per target."
         )
     return a
 
@@ -119,6 +121,14 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         CG iterations (1 for the direct "cholesky" solve).
     n_features_in_ : int
 
+    Differences from scikit-learn
+    -----------------------------
+    - Extra parameters ``fit_intercept``, ``solver`` ("mixed" and "cg" never hold a second
+      n x n copy), ``tol``, ``max_iter``, ``random_state`` and ``verbose``; extra
+      attributes ``kernel_``, ``solver_``, ``n_iter_``, ``intercept_``.
+    - ``kernel`` also takes kernelkit kernels and scikit-learn GP kernels.
+    - Sparse X is not accepted yet (issue 15).
+
     Examples
     --------
     >>> import numpy as np
@@ -131,6 +141,23 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
     >>> bool(np.abs(model.predict(X) - y).max() < 0.2)
     True
     """
+
+    # scikit-learn's parameter validation: an invalid type or value raises
+    # InvalidParameterError (a ValueError and TypeError) naming the parameter
+    _parameter_constraints: dict = {
+        "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
+        "kernel": [str, callable],
+        "gamma": [Interval(Real, 0, None, closed="left"), None],
+        "degree": [Interval(Real, 0, None, closed="left")],
+        "coef0": [Real],
+        "kernel_params": [dict, None],
+        "fit_intercept": ["boolean"],
+        "solver": [StrOptions({"auto", "cholesky", "mixed", "cg"})],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
 
     def __init__(
         self,
@@ -189,6 +216,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()
         X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=FLOAT_DTYPES)
         ravel = y.ndim == 1
         Y = np.asarray(y, dtype=X.dtype).reshape(len(y), -1)

@@ -12,6 +12,7 @@ Fourier features. A linear model on these features approximates the kernel machi
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.linalg import eigh
@@ -22,6 +23,7 @@ from sklearn.base import (
     clone,
 )
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._validation import FLOAT_DTYPES, check_is_fitted, check_positive, validate_data
 from ..kernels import RBF, Laplacian, Matern, Precomputed, resolve_kernel
@@ -63,9 +65,18 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     components_ : ndarray of shape ``(n_components_, n_features)``
     component_indices_ : ndarray of shape ``(n_components_,)``
     normalization_ : ndarray of shape ``(n_components_, n_components_)``
-        ``K_MM^-1/2`` (eigenvalues clipped at 1e-12, as scikit-learn).
+        ``K_MM^-1/2`` (eigenvalues clipped at 1e-12, as scikit-learn; negative ones of a
+        kernel that is not PSD by their absolute value, as scikit-learn's SVD).
     kernel_ : Kernel
     n_features_in_ : int
+
+    Differences from scikit-learn
+    -----------------------------
+    - ``kernel`` also takes kernelkit kernels and scikit-learn GP kernels; ``n_jobs`` is
+      unused (the kernel products run blockwise on the BLAS threads).
+    - ``normalization_`` comes from a symmetric eigendecomposition (the same matrix as
+      scikit-learn's SVD, up to rounding); ``component_indices_`` are the same rows.
+    - Sparse X is not accepted yet (issue 15).
 
     Examples
     --------
@@ -77,6 +88,19 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     >>> bool(np.allclose(Z @ Z.T, resolve_kernel("rbf", gamma=0.2)(X), atol=1e-6))
     True
     """
+
+    # scikit-learn's parameter validation: an invalid type or value raises
+    # InvalidParameterError (a ValueError and TypeError) naming the parameter
+    _parameter_constraints: dict = {
+        "kernel": [str, callable],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "gamma": [Interval(Real, 0, None, closed="left"), None],
+        "coef0": [Real, None],
+        "degree": [Interval(Real, 1, None, closed="left"), None],
+        "kernel_params": [dict, None],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+    }
 
     def __init__(self, kernel="rbf", n_components: int = 100, *, gamma=None, coef0=None,
                  degree=None, kernel_params=None, random_state=None, n_jobs=None):
@@ -101,27 +125,38 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         -------
         self
         """
+        self._validate_params()
         M = _check_n_components(self.n_components)
         X = validate_data(self, X, dtype=FLOAT_DTYPES)
         n = X.shape[0]
+        user_function = callable(self.kernel) and not hasattr(self.kernel, "get_params")
+        if user_function and any(p is not None for p in (self.gamma, self.coef0, self.degree)):
+            raise ValueError("Don't pass gamma, coef0 or degree to Nystroem if using a "
+                             "callable kernel; pass them in kernel_params.")
+        # chi2's own default gamma is 1 (as scikit-learn's chi2_kernel), not 1 / n_features
+        gamma = 1.0 if self.gamma is None and self.kernel == "chi2" else self.gamma
         kernel = resolve_kernel(
-            self.kernel, gamma=self.gamma, degree=3 if self.degree is None else self.degree,
+            self.kernel, gamma=gamma, degree=3 if self.degree is None else self.degree,
             coef0=1 if self.coef0 is None else self.coef0, kernel_params=self.kernel_params,
             n_features=X.shape[1])
         if isinstance(kernel, Precomputed):
             raise ValueError("Nystroem needs the kernel itself; 'precomputed' is not supported.")
         self.kernel_ = clone(kernel) if kernel is self.kernel else kernel
         if M > n:
-            warnings.warn(f"n_components={M} > n_samples={n}; using n_components={n}.",
+            warnings.warn(f"n_components > n_samples. This is not possible (n_components={M}"
+                          f" > n_samples={n}); using n_components={n}.",
                           UserWarning, stacklevel=2)
             M = n
         rng = check_random_state(self.random_state)
         idx = rng.permutation(n)[:M]  # scikit-learn's choice of components
         basis = X[idx]
         kmm = self.kernel_(basis).astype(np.float64, copy=False)
-        # K_MM^-1/2 = Q diag(max(s, 1e-12))^-1/2 Q^T  (K_MM = Q diag(s) Q^T)
+        # K_MM = Q diag(s) Q^T = U S V^T (SVD: U = Q, S = |s|, V^T = sign(s) Q^T), and
+        # normalization = U S^-1/2 V^T = Q diag(sign(s) / sqrt(max(|s|, 1e-12))) Q^T: for a
+        # PSD kernel K_MM^-1/2; for one that is not (sigmoid, additive_chi2) the negative
+        # eigenvalues count by their size, as scikit-learn's SVD, instead of blowing up
         s, Q = eigh(kmm, check_finite=False)
-        Qs = Q / np.sqrt(np.clip(s, 1e-12, None))
+        Qs = Q * (np.where(s < 0, -1.0, 1.0) / np.sqrt(np.maximum(np.abs(s), 1e-12)))
         self.normalization_ = (Qs @ Q.T).astype(X.dtype, copy=False)
         self.components_ = basis
         self.component_indices_ = idx
@@ -189,9 +224,10 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         and ``Matern`` (nu in 0.5, 1.5, 2.5) are accepted too.
     n_components : int, default=100
         D, the number of random features.
-    gamma : float, optional
+    gamma : float or "scale", optional
         scikit-learn's gamma for a kernel name: RBF and Matern ``l = (2 gamma)^-1/2``,
-        Laplacian ``l = 1 / gamma``. Default 1 / n_features (when length_scale is None).
+        Laplacian ``l = 1 / gamma``; ``"scale"`` is ``1 / (n_features X.var())`` (as
+        RBFSampler's). Default 1 / n_features (when length_scale is None).
     length_scale : float or array of shape (n_features,), optional
         Takes precedence over gamma.
     nu : {0.5, 1.5, 2.5}, default=1.5
@@ -206,6 +242,15 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         The kernel that ``z(x) . z(y)`` approximates.
     n_features_in_ : int
 
+    Differences from scikit-learn
+    -----------------------------
+    The peer is ``sklearn.kernel_approximation.RBFSampler`` (the same draws and features
+    for ``kernel="rbf"``). ``gamma`` defaults to ``1 / n_features`` (RBFSampler: 1.0) and
+    the first parameter is the kernel, so ``RandomFourierFeatures(gamma=g, n_components=D,
+    random_state=r)`` is ``RBFSampler(gamma=g, n_components=D, random_state=r)``; Laplacian
+    and Matern kernels and ARD length scales are extras. Sparse X is not accepted yet
+    (issue 15).
+
     Examples
     --------
     >>> import numpy as np
@@ -219,6 +264,17 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     True
     """
 
+    # scikit-learn's parameter validation: an invalid type or value raises
+    # InvalidParameterError (a ValueError and TypeError) naming the parameter
+    _parameter_constraints: dict = {
+        "kernel": [str, callable],  # other names: our error points to Nystroem
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "gamma": [StrOptions({"scale"}), Interval(Real, 0, None, closed="neither"), None],
+        "length_scale": [Interval(Real, 0, None, closed="neither"), "array-like", None],
+        "nu": [Interval(Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, kernel="rbf", n_components: int = 100, *, gamma=None,
                  length_scale=None, nu: float = 1.5, random_state=None):
         self.kernel = kernel
@@ -228,8 +284,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         self.nu = nu
         self.random_state = random_state
 
-    def _target_kernel(self, n_features: int):
+    def _target_kernel(self, X):
         """The kernel to approximate, as a kernelkit RBF, Laplacian or Matern."""
+        n_features = X.shape[1]
         k = self.kernel
         if isinstance(k, (RBF, Laplacian, Matern)):
             return clone(k)
@@ -248,8 +305,12 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
                 raise ValueError(f"length_scale must be positive; got {self.length_scale!r}.")
             ls = float(ls) if ls.ndim == 0 else ls
         else:
-            gamma = 1.0 / n_features if self.gamma is None else check_positive(
-                self.gamma, "gamma")
+            if isinstance(self.gamma, str) and self.gamma == "scale":
+                var = float(X.var())  # scikit-learn's "scale": 1 / (n_features X.var())
+                gamma = 1.0 / (n_features * var) if var > 0 else 1.0
+            else:
+                gamma = 1.0 / n_features if self.gamma is None else check_positive(
+                    self.gamma, "gamma")
             ls = 1.0 / gamma if name == "laplacian" else float(np.sqrt(0.5 / gamma))
         if name == "rbf":
             return RBF(length_scale=ls)
@@ -271,10 +332,11 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         -------
         self
         """
+        self._validate_params()
         D = _check_n_components(self.n_components)
         X = validate_data(self, X, dtype=FLOAT_DTYPES)
         d = X.shape[1]
-        self.kernel_ = self._target_kernel(d)
+        self.kernel_ = self._target_kernel(X)
         ls = np.asarray(self.kernel_.length_scale, dtype=float).reshape(-1)
         if ls.size not in (1, d):
             raise ValueError(f"length_scale has {ls.size} entries but X has {d} features.")

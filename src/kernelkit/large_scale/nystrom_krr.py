@@ -26,6 +26,7 @@ from .._validation import (
     resolve_estimator_kernel,
     validate_data,
 )
+from ..exceptions import ConvergenceWarning
 from ..kernels import Precomputed
 from ..linalg import ArrayRows, DaskRows, fits_in_memory, is_dask_array
 from ..linalg.blocks import ROW_QUANTUM, block_rows
@@ -37,6 +38,7 @@ __all__ = ["NystromKernelRidge"]
 # ones only cost page faults. The default block budget is min(working_memory, this); one
 # block per BLAS thread is formed at a time.
 BLOCK_MIB = 32
+DEFAULT_MAX_ITER = 1000  # cap of max_iter=None ("iterate to tol")
 
 
 class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
@@ -65,10 +67,12 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         scikit-learn's gamma for string kernels (None means 1 / n_features).
     center_selection : {"uniform"}, default="uniform"
         Centers are M distinct training rows drawn uniformly at random.
-    max_iter : int, default=20
-        CG iterations (passes over the data).
+    max_iter : int, optional
+        Cap on the CG iterations (passes over the data); ``None`` (default) iterates until
+        ``tol`` is met, capped at 1,000. Reaching the cap first warns ``ConvergenceWarning``
+        (with the residual reached): the solution is then short of the optimum.
     tol : float, default=1e-7
-        Stop early when the relative residual of the preconditioned system is below tol.
+        Stop when the relative residual of the preconditioned system is below tol.
     dtype : {None, "float32", "float64"}, default=None
         Working precision of the kernel products; None keeps float32 input in float32 and
         uses float64 otherwise. In float32 the kernel blocks and their products are float32,
@@ -124,7 +128,7 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         kernel="rbf",
         gamma: float | None = None,
         center_selection: str = "uniform",
-        max_iter: int = 20,
+        max_iter: int | None = None,
         tol: float = 1e-7,
         dtype=None,
         random_state=None,
@@ -156,6 +160,8 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         check_positive(self.tol, "tol", allow_zero=True)
         for name in ("n_centers", "max_iter"):
             value = getattr(self, name)
+            if name == "max_iter" and value is None:
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"{name} must be a positive integer; got {value!r}.")
         if self.center_selection != "uniform":
@@ -248,17 +254,27 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         # eps M follows the working dtype (K_MM carries float32 rounding in float32).
         kmm = self.kernel_(centers)
         precond = FalkonPreconditioner(kmm, float(self.alpha), knm.shape[0])
-        with progress_bar(self.verbose, total=self.max_iter, desc="Falkon CG") as bar:
+        max_iter = DEFAULT_MAX_ITER if self.max_iter is None else int(self.max_iter)
+        with progress_bar(self.verbose, total=max_iter, desc="Falkon CG") as bar:
             def report(it, coef, rel):
                 bar.update()
                 bar.set_postfix_str(f"residual {rel:.2e}")
 
             res = solve_falkon(
-                knm, kmm.astype(np.float64), y, float(self.alpha), max_iter=int(self.max_iter),
+                knm, kmm.astype(np.float64), y, float(self.alpha), max_iter=max_iter,
                 tol=float(self.tol), preconditioner=precond,
                 recompute_every=10 if knm.block_dtype == np.float32 else None,
                 callback=report if self.verbose else None,
             )
+        if not res.converged:
+            best = float(np.min(res.history))
+            why = (f"stopped at max_iter={max_iter}; increase max_iter (or tol)"
+                   if res.n_iter >= max_iter else
+                   "stalled at the rounding floor of this system; increase alpha or tol")
+            warnings.warn(
+                f"NystromKernelRidge: conjugate gradients {why}. Smallest relative residual "
+                f"{best:.3g} > tol={self.tol}: the solution is short of the optimum.",
+                ConvergenceWarning, stacklevel=3)
         self.centers_ = centers
         self.n_centers_ = len(centers)
         self.dual_coef_ = res.coef.astype(knm.block_dtype, copy=False)

@@ -7,10 +7,13 @@ log-likelihood is -n/2 (log(2 pi sigma^2) + 1).
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 import scipy.linalg
 import scipy.optimize
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
+from sklearn.utils._param_validation import Interval
 
 from .._validation import FLOAT_DTYPES, check_is_fitted, check_sample_weight, validate_data
 
@@ -68,8 +71,31 @@ def nnls_solve(Xc, Yc, alpha, max_iter=None):
         if alpha[j] > 0:  # ||Xc c - y||^2 + alpha ||c||^2 = ||[Xc; sqrt(a) I] c - [y; 0]||^2
             A = np.vstack([Xc, np.sqrt(alpha[j]) * np.eye(d)])
             b = np.concatenate([b, np.zeros(d)])
-        coef[:, j] = scipy.optimize.nnls(A, b, maxiter=max_iter)[0]
+        try:
+            coef[:, j] = scipy.optimize.nnls(A, b, maxiter=max_iter)[0]
+        except RuntimeError:  # max_iter reached: max_iter bounded L-BFGS-B steps instead
+            coef[:, j] = _bounded_lbfgs(A, b, max_iter)
     return coef
+
+
+def _bounded_lbfgs(A, b, max_iter):
+    """min ||A c - b||^2 s.t. c >= 0 by at most ``max_iter`` L-BFGS-B steps (the iterate)."""
+    import warnings
+
+    from ..exceptions import ConvergenceWarning
+
+    def f(c):  # ||A c - b||^2 / 2 and its gradient A^T (A c - b)
+        r = A @ c - b
+        return 0.5 * float(r @ r), A.T @ r
+
+    res = scipy.optimize.minimize(f, np.zeros(A.shape[1]), jac=True, method="L-BFGS-B",
+                                  bounds=[(0.0, None)] * A.shape[1],
+                                  options=dict(maxiter=max_iter))
+    if not res.success:
+        warnings.warn(f"The positive (non-negative) solve did not converge in max_iter="
+                      f"{max_iter} iterations ({res.message}); returning its last iterate. "
+                      "Increase max_iter.", ConvergenceWarning, stacklevel=5)
+    return res.x
 
 
 class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
@@ -104,6 +130,14 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
         Singular values of the (centered) design matrix.
     n_features_in_ : int
 
+    Differences from scikit-learn
+    -----------------------------
+    - The solve is an SVD of the centred, weighted design (scikit-learn: lstsq), and
+      ``tol`` / ``n_jobs`` are unused; ``rank_`` and ``singular_`` are those of the centred
+      design. Extra attributes ``noise_variance_`` and ``log_likelihood_`` and
+      ``predict(return_std=True)`` (the maximum-likelihood reading).
+    - Sparse X is not accepted yet (issue 15).
+
     Examples
     --------
     >>> import numpy as np
@@ -115,6 +149,16 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
     """
 
     _ravel_column = False  # Ridge: True (scikit-learn's shapes for an (n, 1) y)
+
+    # scikit-learn's parameter validation: an invalid type or value raises
+    # InvalidParameterError (a ValueError and TypeError) naming the parameter
+    _parameter_constraints: dict = {
+        "fit_intercept": ["boolean"],
+        "copy_X": ["boolean"],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "n_jobs": [None, Integral],
+        "positive": ["boolean"],
+    }
 
     def __init__(self, *, fit_intercept: bool = True, copy_X: bool = True, tol: float = 1e-6,
                  n_jobs: int | None = None, positive: bool = False):
@@ -143,6 +187,7 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()
         X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=FLOAT_DTYPES)
         dtype = X.dtype  # the coefficients keep float32; the solve runs in float64
         X = X.astype(np.float64, copy=False)
@@ -171,7 +216,8 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
         # scikit-learn's Ridge: an (n, 1) y gives coef_ (d,), intercept_ (1,) or 0.0
         column = self._ravel_column and y.ndim == 2 and y.shape[1] == 1
         self.coef_ = coef[:, 0] if ravel or column else coef.T
-        self.intercept_ = float(intercept[0]) if ravel else intercept
+        # 1-D y: a NumPy scalar (it has .shape and .dtype), as scikit-learn's
+        self.intercept_ = intercept[0] if ravel else intercept
         if not self.fit_intercept:
             self.intercept_ = 0.0  # as scikit-learn, for any number of targets
         return self

@@ -7,7 +7,10 @@ joint mode in sigma^2 is sigma^2 = (RSS + lambda ||theta||^2) / (n + d).
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .least_squares import LinearRegression
 
@@ -63,6 +66,15 @@ default="auto"
         1 (one direct solve; scikit-learn's direct solvers report None).
     n_features_in_ : int
 
+    Differences from scikit-learn
+    -----------------------------
+    - Every ``solver`` name gives the same exact SVD solution (``solver_`` is "svd"; with
+      ``positive=True`` non-negative least squares, falling back to ``max_iter`` L-BFGS-B
+      steps with a ``ConvergenceWarning`` when that cap is too small); ``n_iter_`` is 1.
+    - Extra attributes ``noise_variance_``, ``prior_variance_``, ``log_likelihood_``,
+      ``penalized_log_likelihood_`` (the MAP reading).
+    - Sparse X is not accepted yet (issue 15).
+
     Examples
     --------
     >>> import numpy as np
@@ -74,6 +86,19 @@ default="auto"
     """
 
     _ravel_column = True
+
+    # scikit-learn's parameter validation: an invalid type or value raises
+    # InvalidParameterError (a ValueError and TypeError) naming the parameter
+    _parameter_constraints: dict = {
+        "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
+        "fit_intercept": ["boolean"],
+        "copy_X": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "solver": [StrOptions(set(SOLVERS))],
+        "positive": ["boolean"],
+        "random_state": ["random_state"],
+    }
 
     def __init__(self, alpha=1.0, *, fit_intercept: bool = True, copy_X: bool = True,
                  max_iter: int | None = None, tol: float = 1e-4, solver: str = "auto",
@@ -100,6 +125,7 @@ default="auto"
         -------
         self
         """
+        self._validate_params()
         if self.solver not in SOLVERS:
             raise ValueError(f"solver must be one of {SOLVERS}; got {self.solver!r}.")
         if self.positive and self.solver not in ("auto", "lbfgs"):
@@ -125,8 +151,8 @@ default="auto"
             return np.full(n_targets, a[0])
         if a.size != n_targets:
             raise ValueError(
-                f"alpha has {a.size} entries but y has {n_targets} targets; pass a scalar or "
-                "one alpha per target."
+                f"Number of targets and number of penalties do not correspond: {a.size} != "
+                f"{n_targets}; pass a scalar alpha or one per target."
             )
         return a
 

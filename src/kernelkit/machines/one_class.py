@@ -1,6 +1,16 @@
-"""OneClassSVM: the lecture notes' one-class SVM, and Schölkopf's nu-formulation.
+"""OneClassSVM: Schölkopf's nu-formulation (scikit-learn's model), and the notes' C-form.
 
-Default (``nu=None``), the notes' formulation, with no offset:
+Default, Schölkopf et al.'s nu-one-class SVM in libsvm's scaling (that of scikit-learn's
+OneClassSVM, so ours is a drop-in):
+
+    min_alpha  1/2 alpha^T K alpha   s.t.  0 <= alpha_i <= 1,  sum_i alpha_i = nu m,
+
+(Schölkopf's problem with ``sum = 1``, ``alpha_i <= 1/(nu m)``, multiplied by ``nu m``),
+solved by SMO (:func:`~kernelkit.solvers.solve_smo`), with offset ``rho`` from its KKT
+conditions: ``score_samples(x) = sum_i alpha_i k(x_i, x)``, ``decision_function =
+score_samples - rho``.
+
+With ``C`` set, the lecture notes' formulation, with no offset:
 
     min_f  (1/m) sum_i (1 - f(x_i))_+ + 1/(2C) ||f||_H^2,
     dual   max_alpha  sum_i alpha_i - 1/2 alpha^T K alpha,   0 <= alpha_i <= C/m,
@@ -9,25 +19,17 @@ Default (``nu=None``), the notes' formulation, with no offset:
 single-coordinate dual steps (:func:`~kernelkit.solvers.solve_dual_cd`: clip(alpha_i +
 (1 - f_i)/K_ii, 0, C/m), shrinking, duality-gap stop). ``decision_function(x) = f(x) - 1``:
 points with ``f(x) >= 1`` are inliers.
-
-With ``nu`` set, Schölkopf et al.'s nu-one-class SVM in libsvm's scaling (that of
-scikit-learn's OneClassSVM, so ours is a drop-in):
-
-    min_alpha  1/2 alpha^T K alpha   s.t.  0 <= alpha_i <= 1,  sum_i alpha_i = nu m,
-
-(Schölkopf's problem with ``sum = 1``, ``alpha_i <= 1/(nu m)``, multiplied by ``nu m``),
-solved by SMO (:func:`~kernelkit.solvers.solve_smo`), with offset ``rho`` from its KKT
-conditions: ``score_samples(x) = sum_i alpha_i k(x_i, x)``, ``decision_function =
-score_samples - rho``.
 """
 
 from __future__ import annotations
 
 import numbers
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, OutlierMixin, clone
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._progress import progress_bar
 from .._validation import (
@@ -35,7 +37,7 @@ from .._validation import (
     check_in_range,
     check_is_fitted,
     check_positive,
-    check_sample_weight,
+    libsvm_sample_weight,
     validate_data,
 )
 from ..kernels import Linear, Precomputed, resolve_kernel
@@ -46,19 +48,20 @@ __all__ = ["OneClassSVM"]
 
 
 class OneClassSVM(OutlierMixin, BaseEstimator):
-    """One-class SVM: the notes' hinge formulation by default, Schölkopf's with ``nu``.
+    """One-class SVM: Schölkopf's nu-formulation by default, the notes' hinge form with ``C``.
 
     Parameters
     ----------
     kernel : str, Kernel or callable, default="rbf"
         As in :func:`~kernelkit.kernels.resolve_kernel` (``"precomputed"`` accepted).
-    C : float, default=1.0
-        Notes' formulation: ``(1/m) sum_i (1 - f(x_i))_+ + 1/(2C) ||f||^2``; the dual box
-        is ``[0, C/m]`` (``[0, C w_i / sum w]`` with ``sample_weight``). Unused when ``nu``
-        is set. As ``f(x) <= sum_i alpha_i <= C`` for a kernel bounded by 1 (RBF), ``C <= 1`` makes
-        every point an outlier; larger C gives a larger inlier region.
-    nu : float in (0, 1], optional
-        Use the nu-formulation (scikit-learn's OneClassSVM): an upper bound on the fraction
+    C : float, optional
+        Set it to fit the notes' formulation ``(1/m) sum_i (1 - f(x_i))_+ + 1/(2C) ||f||^2``
+        instead of the nu-formulation (``nu`` is then unused); the dual box is ``[0, C/m]``
+        (``[0, C w_i / sum w]`` with ``sample_weight``). As ``f(x) <= sum_i alpha_i <= C``
+        for a kernel bounded by 1 (RBF), ``C <= 1`` makes every point an outlier; larger C
+        gives a larger inlier region.
+    nu : float in (0, 1], default=0.5
+        The nu-formulation (scikit-learn's OneClassSVM): an upper bound on the fraction
         of training outliers and a lower bound on the fraction of support vectors.
     gamma : {"scale", "auto"} or float, default="scale"
         ``"scale"``: ``1 / (n_features X.var())``, as scikit-learn.
@@ -104,12 +107,21 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
         Linear kernel only: the weight vector ``dual_coef_ @ support_vectors_``.
     kernel_ : Kernel
 
+    Differences from scikit-learn
+    -----------------------------
+    - The extra parameter ``C`` switches to the notes' formulation (no offset,
+      ``offset_ = 1``); ``random_state`` orders its coordinate steps.
+    - ``tol`` and ``max_iter`` default to None (1e-3 and no limit for nu, as scikit-learn);
+      ``cache_size`` defaults to scikit-learn's ``working_memory``.
+    - The extra attributes ``dual_objective_``, ``duality_gap_`` and ``kernel_``; kernelkit
+      kernel objects and scikit-learn GP kernels are accepted as ``kernel``.
+
     Examples
     --------
     >>> import numpy as np
     >>> from kernelkit import OneClassSVM
     >>> X = np.random.default_rng(0).normal(size=(200, 2))
-    >>> oc = OneClassSVM(nu=0.1, gamma=0.5).fit(X)
+    >>> oc = OneClassSVM(nu=0.1, gamma=0.5).fit(X)  # scikit-learn's model
     >>> bool(0.05 <= np.mean(oc.predict(X) == -1) <= 0.15)
     True
     >>> OneClassSVM(C=5.0, gamma=0.5).fit(X).predict([[0.0, 0.0], [6.0, 6.0]]).tolist()
@@ -120,7 +132,26 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
     # fixed gamma: "scale" reads the unweighted X.var(), so duplicated rows change it
     _test_params = [dict(C=20.0, gamma=0.5, tol=1e-10), dict(nu=0.5, gamma=0.5, tol=1e-8)]
 
-    def __init__(self, kernel="rbf", C: float = 1.0, nu: float | None = None,
+    # scikit-learn's parameter validation: an invalid type or value raises
+    # InvalidParameterError (a ValueError and TypeError) naming the parameter
+    _parameter_constraints: dict = {
+        "kernel": [str, callable],
+        "C": [Interval(Real, 0, None, closed="neither"), None],
+        "nu": [Interval(Real, 0, 1, closed="right"), None],
+        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither"),
+                  None],
+        "degree": [Interval(Integral, 0, None, closed="left")],
+        "coef0": [Real],
+        "kernel_params": [dict, None],
+        "tol": [Interval(Real, 0, None, closed="neither"), None],
+        "max_iter": [Interval(Integral, -1, None, closed="left"), None],
+        "shrinking": ["boolean"],
+        "random_state": ["random_state"],
+        "cache_size": [Interval(Real, 0, None, closed="neither"), None],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(self, kernel="rbf", C: float | None = None, nu: float = 0.5,
                  gamma="scale", *, degree: int = 3, coef0: float = 0.0,
                  kernel_params: dict | None = None, tol: float | None = None,
                  max_iter: int | None = None, shrinking: bool = True, random_state=None,
@@ -151,26 +182,14 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
             self.kernel, Precomputed)
         return tags
 
-    def fit(self, X, y=None, sample_weight=None):
-        """Fit on the (unlabelled) rows of X; ``y`` is ignored.
-
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_features)
-        y : ignored
-        sample_weight : array of shape (n_samples,), optional
-            Multiplies each point's box bound (``C/m`` in the notes' formulation, ``1`` for
-            nu, whose equality then reads ``sum alpha = nu sum w`` as in scikit-learn).
-
-        Returns
-        -------
-        self
-        """
-        from ..solvers import solve_dual_cd, solve_smo
-
-        C = check_positive(self.C, "C")
-        nu = None if self.nu is None else check_in_range(self.nu, "nu", 0.0, 1.0,
-                                                         closed="right")
+    def _check_params(self):
+        """(C, nu, tol, max_iter, working memory); C is None for the nu-formulation."""
+        C = None if self.C is None else check_positive(self.C, "C")
+        nu = None
+        if C is None:
+            if self.nu is None:
+                raise ValueError("Set nu (scikit-learn's formulation) or C (the notes').")
+            nu = check_in_range(self.nu, "nu", 0.0, 1.0, closed="right")
         tol = (1e-8 if nu is None else 1e-3) if self.tol is None else check_positive(
             self.tol, "tol")
         max_iter = None if self.max_iter is None or (
@@ -181,10 +200,28 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
             raise ValueError(f"max_iter must be a positive integer or -1 (no limit); got "
                              f"{self.max_iter!r}.")
         wm = None if self.cache_size is None else check_positive(self.cache_size, "cache_size")
+        return C, nu, tol, max_iter, wm
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit on the (unlabelled) rows of X; ``y`` is ignored.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        y : ignored
+        sample_weight : array of shape (n_samples,), optional
+            Multiplies each point's box bound (``1`` for nu, whose equality then reads
+            ``sum alpha = nu sum w`` as in scikit-learn; ``C/m`` in the notes'
+            formulation). A weight <= 0 drops its sample, as in libsvm.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        C, nu, tol, max_iter, wm = self._check_params()
         X = validate_data(self, X, dtype=FLOAT_DTYPES)
-        sw = check_sample_weight(sample_weight, X)
-        if not np.any(sw > 0):
-            raise ValueError("sample_weight has no positive entry.")
+        sw = libsvm_sample_weight(sample_weight, X)
         kernel = resolve_kernel(self.kernel, gamma=_scale_gamma(self.gamma, X),
                                 degree=self.degree, coef0=self.coef0,
                                 kernel_params=self.kernel_params, n_features=X.shape[1])
@@ -193,38 +230,19 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
         if precomputed and X.shape[0] != X.shape[1]:
             raise ValueError(f"kernel='precomputed' needs a square Gram matrix at fit; got "
                              f"shape {X.shape}.")
-        keep = np.flatnonzero(sw > 0)  # zero weight: the point drops out of the problem
-        m, w = len(keep), sw[keep]
+        keep = np.flatnonzero(sw > 0)  # weight <= 0: the point drops out (as libsvm)
+        w = sw[keep]
         K, Xk = (X[np.ix_(keep, keep)], None) if precomputed else (kernel, X[keep])
-        bar = progress_bar(self.verbose, total=1,
-                           desc=f"OneClassSVM ({'dual_cd' if nu is None else 'smo'})")
-        if nu is None:
-            # dual of (1/sum w) sum_i w_i (1 - f_i)_+ + ||f||^2/(2C): hinge with y = +1,
-            # box [0, C w_i / sum w]  (C/m for unit weights)
-            res = solve_dual_cd(K, np.ones(m), "hinge", C * w / w.sum(), X=Xk, tol=tol,
-                                max_iter=max_iter or 10_000, shrinking=self.shrinking,
-                                random_state=self.random_state, working_memory=wm)
-            alpha, rho = res.coef, 1.0
-            self.dual_objective_ = float(res.info["dual"])
-            if not np.any(res.info["f"] >= 1.0):  # decision f - 1 < 0 on every training point
-                warnings.warn(
-                    f"OneClassSVM(C={self.C}) marks every training point as an outlier: "
-                    "in the notes' formulation f(x) <= sum(alpha) <= C max k(x, x), so "
-                    "inliers need C > 1 for a kernel bounded by 1 (RBF); increase C (e.g. "
-                    "C=10) or set nu.", UserWarning, stacklevel=2)
-        else:
-            # libsvm's start: sum alpha = nu sum w, filled greedily up to each bound w_i
-            total = nu * w.sum()
-            alpha0 = np.minimum(w, np.maximum(total - np.concatenate(([0.0], np.cumsum(
-                w)[:-1])), 0.0))
-            res = solve_smo(K, np.zeros(m), lower=0.0, upper=w, alpha0=alpha0, X=Xk,
-                            tol=tol, max_iter=max_iter, shrinking=self.shrinking,
-                            working_memory=wm)
-            alpha, rho = res.info["dual_coef"], float(res.info["rho"])
-            self.dual_objective_ = float(res.info["objective"])
-        bar.set_postfix_str(f"gap {res.info['gap']:.2e}")
-        bar.update()
-        bar.close()
+        opts = dict(X=Xk, tol=tol, max_iter=max_iter, shrinking=self.shrinking,
+                    working_memory=wm)
+        with progress_bar(self.verbose, total=1,
+                          desc=f"OneClassSVM ({'smo' if C is None else 'dual_cd'})") as bar:
+            if C is None:
+                alpha, rho, res = self._solve_nu(K, w, nu, opts)
+            else:
+                alpha, rho, res = self._solve_notes(K, w, C, opts)
+            bar.set_postfix_str(f"gap {res.info['gap']:.2e}")
+            bar.update()
         nz = np.flatnonzero(alpha > 0)
         support = keep[nz]
         self.kernel_ = kernel
@@ -240,13 +258,45 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
         self.shape_fit_ = X.shape
         return self
 
+    def _solve_nu(self, K, w, nu, opts):
+        """Schölkopf's nu-problem in libsvm's scaling by SMO; returns (alpha, rho, result)."""
+        from ..solvers import solve_smo
+
+        # libsvm's start: sum alpha = nu sum w, filled greedily up to each bound w_i
+        total = nu * w.sum()
+        alpha0 = np.minimum(w, np.maximum(total - np.concatenate(([0.0], np.cumsum(
+            w)[:-1])), 0.0))
+        res = solve_smo(K, np.zeros(len(w)), lower=0.0, upper=w, alpha0=alpha0, **opts)
+        self.dual_objective_ = float(res.info["objective"])
+        return res.info["dual_coef"], float(res.info["rho"]), res
+
+    def _solve_notes(self, K, w, C, opts):
+        """The notes' hinge problem by dual coordinate steps; returns (alpha, 1, result)."""
+        from ..solvers import solve_dual_cd
+
+        # dual of (1/sum w) sum_i w_i (1 - f_i)_+ + ||f||^2/(2C): hinge with y = +1,
+        # box [0, C w_i / sum w]  (C/m for unit weights)
+        opts = dict(opts, max_iter=opts["max_iter"] or 10_000)
+        res = solve_dual_cd(K, np.ones(len(w)), "hinge", C * w / w.sum(),
+                            random_state=self.random_state, **opts)
+        self.dual_objective_ = float(res.info["dual"])
+        if not np.any(res.info["f"] >= 1.0):  # decision f - 1 < 0 on every training point
+            warnings.warn(
+                f"OneClassSVM(C={self.C}) marks every training point as an outlier: "
+                "in the notes' formulation f(x) <= sum(alpha) <= C max k(x, x), so "
+                "inliers need C > 1 for a kernel bounded by 1 (RBF); increase C (e.g. "
+                "C=10) or use the nu-formulation (C=None).", UserWarning, stacklevel=3)
+        return res.coef, 1.0, res
+
     @property
     def coef_(self) -> np.ndarray:
-        """Weight vector ``dual_coef_ @ support_vectors_`` (linear kernel only)."""
+        """Weight vector ``dual_coef_ @ support_vectors_`` (linear kernel only; read-only)."""
         check_is_fitted(self, "dual_coef_")
         if type(self.kernel_) is not Linear:
             raise AttributeError("coef_ is only available when using a linear kernel.")
-        return self.dual_coef_ @ self.support_vectors_
+        coef = self.dual_coef_ @ self.support_vectors_
+        coef.flags.writeable = False  # a derived quantity: writing into it changes nothing
+        return coef
 
     def score_samples(self, X) -> np.ndarray:
         """``f(x) = sum_i alpha_i k(x_i, x)`` (unshifted)."""

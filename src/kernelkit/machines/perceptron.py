@@ -205,8 +205,10 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
     kernel : str, callable, kernelkit or scikit-learn GP kernel, default="rbf"
         ``"rbf"``, ``"linear"``, ``"poly"``, ``"laplacian"``, ``"precomputed"`` (``fit``
         only), ... or a kernel object.
-    max_epochs : int, default=1
-        Passes over the training data in ``fit`` (exactly this many).
+    max_epochs : int, default=100
+        At most this many passes over the training data in ``fit``; it stops after the
+        first pass that makes no mistake (the data are then separated, and further passes
+        would change nothing).
     variant : {"standard", "averaged", "voted"}, default="standard"
         Which predictor is used after training (training itself is identical):
         "standard" the final vector ``f_T``; "averaged" ``(1/T) sum_t f_t`` (the average of
@@ -221,8 +223,9 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         A forgotten example is removed from the whole history: the averaged and voted
         predictors are computed as if it had never been a support example. Its mistakes
         still count in ``mistakes_``, and a later mistake on it adds it anew.
-    shuffle : bool, default=False
-        Visit the examples in a new random order in every epoch (else in the given order).
+    shuffle : bool, default=True
+        Visit the examples in a new random order in every epoch (else in the given order;
+        class-sorted data then make the first examples of each class all mistakes).
     random_state : int, RandomState or None, default=None
         Seed of the shuffling.
     gamma, degree, coef0, kernel_params :
@@ -267,6 +270,16 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
     There is no bias term (the notes' perceptron); add one with a kernel such as
     ``RBF() + Constant(1.0)``. At prediction a score of exactly 0 gives ``classes_[0]``.
 
+    Differences from scikit-learn
+    -----------------------------
+    scikit-learn has no kernel perceptron; its nearest peer is the linear
+    ``sklearn.linear_model.Perceptron`` (``shuffle=True`` by default, as here). Ours stops
+    after the first epoch without a mistake instead of Perceptron's ``tol`` /
+    ``n_iter_no_change`` rule, has no intercept and no regularization (``penalty``,
+    ``alpha``), and accepts any kernel. With the defaults on standardized data (5-fold
+    accuracy) it is within a point of ``Perceptron()`` on iris and breast cancer and better
+    on iris, but about 3 points below it on wine (an RBF perceptron without margin).
+
     Examples
     --------
     >>> import numpy as np
@@ -284,10 +297,10 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         kernel="rbf",
-        max_epochs=1,
+        max_epochs=100,
         variant="standard",
         budget=None,
-        shuffle=False,
+        shuffle=True,
         random_state=None,
         *,
         gamma=None,
@@ -450,8 +463,10 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
             for _ in range(self.max_epochs):
                 order = rng.permutation(n).astype(np.int64) if self.shuffle else stream
                 mistakes.append(self._pass(X, yc, order, ex_sid, order))
+                if mistakes[-1] == 0:  # separated: another pass would change nothing
+                    break
         self.mistakes_ = np.asarray(mistakes, dtype=np.int64)
-        self.n_iter_ = int(self.max_epochs)
+        self.n_iter_ = len(mistakes)
         self.n_seen_ = n
         self._finish()
         return self

@@ -68,7 +68,7 @@ class DualProblem:
 def choose_method(loss, fit_intercept: bool, method: str = "auto") -> str:
     """The method for a loss: multiclass losses -> ``multiclass_cd``; with an intercept,
     ``smo`` for piecewise-linear losses, else ``newton`` for smooth ones; without,
-    ``dual_cd`` where the loss has a closed-form dual step, else ``newton``. A named
+    ``newton`` for smooth losses (exact) and ``dual_cd`` for the others. A named
     method is checked against the loss.
 
     Examples
@@ -76,7 +76,7 @@ def choose_method(loss, fit_intercept: bool, method: str = "auto") -> str:
     >>> from kernelkit.losses import Hinge, Logistic
     >>> from kernelkit.solvers.dual import choose_method
     >>> choose_method(Hinge(), True), choose_method(Logistic(), False)
-    ('smo', 'dual_cd')
+    ('smo', 'newton')
     """
     if method not in METHODS:
         raise ValueError(f"solver must be one of {METHODS}; got {method!r}.")
@@ -86,8 +86,8 @@ def choose_method(loss, fit_intercept: bool, method: str = "auto") -> str:
     if method == "auto":
         if fit_intercept:
             method = "smo" if linear else "newton" if loss.smooth else "none"
-        else:
-            method = "dual_cd" if loss.has_dual_step else "newton"
+        else:  # smooth losses: Newton's optimum is exact (squared: one step)
+            method = "dual_cd" if loss.has_dual_step and not loss.smooth else "newton"
     if method == "none":
         raise ValueError(f"No solver fits an intercept with loss {loss!r}; use "
                          "fit_intercept=False.")

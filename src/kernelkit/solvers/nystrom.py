@@ -34,6 +34,11 @@ __all__ = ["FalkonPreconditioner", "solve_falkon"]
 
 # solve_falkon returns an earlier iterate when the last residual is this much larger
 BEST_ITERATE_FACTOR = 10.0
+STALL_ITERATIONS = 50  # iterations without a new smallest residual before CG gives up
+
+
+class _Stalled(Exception):
+    """Raised from the CG callback to end a solve that has stopped improving."""
 
 
 def _cholesky(A: np.ndarray, what: str):
@@ -180,7 +185,8 @@ def solve_falkon(
         per iteration; ``info`` has ``"beta"``, the preconditioner ``"jitter"`` and
         ``"returned_iteration"``. ``coef`` is the last iterate, unless the residual grew
         past 10 times its smallest value (CG wandering at the rounding floor of an
-        ill-conditioned system): then it is the iterate with the smallest residual.
+        ill-conditioned system): then it is the iterate with the smallest residual. CG
+        stops (not converged) when 50 iterations bring no new smallest residual.
 
     Examples
     --------
@@ -214,15 +220,22 @@ def solve_falkon(
 
     rhs = P.apply_t(np.asarray(knm.t_matmul(y))).astype(dtype, copy=False)  # B^T K_nM^T y
     best = {"rel": np.inf, "it": 0, "beta": None}
+    history = [1.0]
 
     def cb(it, beta, rel):
+        history.append(rel)
         if rel < best["rel"]:  # keep the iterate with the smallest residual (a copy)
             best.update(rel=rel, it=it, beta=np.array(beta, copy=True))
         if callback is not None:
             callback(it, P.apply(beta), rel)
+        if it - best["it"] >= STALL_ITERATIONS:  # at the rounding floor: stop wandering
+            raise _Stalled
 
-    res = pcg(apply_H, rhs, tol=tol, max_iter=max_iter, callback=cb,
-              recompute_every=recompute_every)
+    try:
+        res = pcg(apply_H, rhs, tol=tol, max_iter=max_iter, callback=cb,
+                  recompute_every=recompute_every)
+    except _Stalled:
+        res = Result(best["beta"], len(history) - 1, False, history)
     beta, it = res.coef, res.n_iter
     # Past the rounding floor of (2) (ill-conditioned K_MM, tol below what the precision
     # reaches) CG wanders and its residual grows again; return the best iterate then

@@ -26,7 +26,7 @@ def _margins_figure(clf, Xtr, ytr):
     cum_alpha = np.cumsum(clf.estimator_weights_)
     marks = sorted({5, clf.n_estimators_ // 4, clf.n_estimators_})
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    for i, F in enumerate(clf.staged_decision_function(Xtr), start=1):
+    for i, F in enumerate(clf.staged_unnormalized_decision_function(Xtr), start=1):
         if i in marks:
             m = np.sort(y_pm * F / cum_alpha[i - 1])
             ax.plot(m, np.arange(1, len(m) + 1) / len(m), label=f"T = {i}")
