@@ -717,7 +717,8 @@ def cmd_info(args) -> int:
         print(f"  {k} = {_describe(v)}")
     print("fitted state:" if state else "fitted state: (not fitted)")
     for k, v in state.items():
-        print(f"  {k} = {_describe(v)}")
+        if not k.startswith("_"):  # private caches (e.g. a factor kept for partial_fit)
+            print(f"  {k} = {_describe(v)}")
     if meta.get("features"):
         feats = [str(f) for f in meta["features"]]
         shown = ", ".join(feats[:10]) + (", ..." if len(feats) > 10 else "")

@@ -170,7 +170,7 @@ def test_latent_mean_and_variance_are_the_gaussian_approximation():
 
 def test_bad_input():
     X, y = _data(20)
-    with pytest.raises(ValueError, match="2 or more distinct classes"):
+    with pytest.raises(ValueError, match="needs samples of at least 2 classes; got 1 class"):
         GaussianProcessClassifier().fit(X, np.zeros(20))
     with pytest.raises(ValueError, match="Unknown label type"):
         GaussianProcessClassifier().fit(X, np.linspace(0, 1, 20))

@@ -7,12 +7,10 @@ or None (keep theta); restarts start log-uniformly within the bounds.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import scipy.optimize
 
-from ..exceptions import ConvergenceWarning
+from ._optimizer_warnings import warn_lbfgs_stop
 
 __all__ = ["minimize_with_restarts"]
 
@@ -22,11 +20,7 @@ def _minimize_once(obj_func, theta0, bounds, optimizer):
         res = scipy.optimize.minimize(obj_func, theta0, method="L-BFGS-B", jac=True,
                                       bounds=bounds)
         if not res.success:
-            warnings.warn(
-                f"L-BFGS-B on the log marginal likelihood did not converge ({res.message}); "
-                "increase the bounds or n_restarts_optimizer.",
-                ConvergenceWarning, stacklevel=4,
-            )
+            warn_lbfgs_stop(res)
         return np.asarray(res.x, dtype=float), float(res.fun)
     if callable(optimizer):
         theta, fmin = optimizer(obj_func, theta0, bounds=bounds)

@@ -20,7 +20,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from threadpoolctl import threadpool_limits
 
-from .._validation import check_is_fitted, resolve_estimator_kernel, validate_data
+from .._validation import (
+    check_is_fitted,
+    check_two_classes,
+    resolve_estimator_kernel,
+    validate_data,
+)
 from ..kernels import RBF, Constant
 from ..linalg import block_rows
 from ._laplace import (
@@ -284,13 +289,8 @@ class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
             n_restarts_optimizer=self.n_restarts_optimizer,
             max_iter_predict=self.max_iter_predict, warm_start=self.warm_start,
             copy_X_train=self.copy_X_train, random_state=self.random_state)
-        self.classes_ = np.unique(y)
+        self.classes_ = check_two_classes(self, y)
         self.n_classes_ = self.classes_.size
-        if self.n_classes_ == 1:
-            raise ValueError(
-                "GaussianProcessClassifier requires 2 or more distinct classes; got "
-                f"{self.n_classes_} class (only class {self.classes_[0]} is present)."
-            )
         if self.n_classes_ > 2:
             wrapper = (OneVsRestClassifier if self.multi_class == "one_vs_rest"
                        else OneVsOneClassifier)

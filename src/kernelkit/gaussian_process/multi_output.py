@@ -11,7 +11,6 @@ log marginal likelihood by L-BFGS-B with analytic gradients (``_coregionalizatio
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numba
 import numpy as np
@@ -22,13 +21,13 @@ from threadpoolctl import threadpool_limits
 
 from .._progress import progress_bar
 from .._validation import check_is_fitted, validate_data
-from ..exceptions import ConvergenceWarning
 from ..kernels import RBF, resolve_kernel
 from ..linalg import block_rows, jitter_cholesky
 from ._coregionalization import Coregionalization, ObservedPairs, dense_log_marginal_likelihood
 from ._kronecker import kronecker_log_marginal_likelihood
 from ._lmc_init import initial_coregionalization, restart_theta
 from ._lmc_posterior import DensePosterior, KroneckerPosterior, prior_covariance, prior_variance
+from ._optimizer_warnings import warn_lbfgs_stop
 from .gpr import SERIAL_BLAS_MAX_N
 
 __all__ = ["MultiOutputGaussianProcessRegressor"]
@@ -346,11 +345,7 @@ class MultiOutputGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, Base
                                                    None if np.isinf(hi) else hi)
                                                   for lo, hi in bounds])
             if not res.success:
-                warnings.warn(
-                    f"L-BFGS-B on the log marginal likelihood did not converge ({res.message}); "
-                    "increase the bounds or n_restarts_optimizer.",
-                    ConvergenceWarning, stacklevel=4,
-                )
+                warn_lbfgs_stop(res)
             return res.x, float(res.fun)
         if callable(self.optimizer):
             theta, fmin = self.optimizer(obj_func, theta0, bounds=bounds)

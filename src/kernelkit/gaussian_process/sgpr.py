@@ -22,10 +22,11 @@ from threadpoolctl import threadpool_limits
 
 from .._progress import progress_bar
 from .._validation import check_is_fitted, resolve_estimator_kernel, validate_data
-from ..exceptions import ConvergenceWarning, JitterWarning, NumericalError
+from ..exceptions import JitterWarning, NumericalError
 from ..kernels import RBF, Constant
 from ._collapsed_bound import collapsed_bound
 from ._inducing import candidate_count, select_inducing
+from ._optimizer_warnings import warn_lbfgs_stop
 from ._rows import InMemoryRows, rows_per_block
 from ._sgpr_data import is_dask, prepare_rows
 from ._sgpr_predict import predict_block, predict_dask
@@ -374,9 +375,11 @@ class SparseGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstim
         res = scipy.optimize.minimize(scaled, x0, method="L-BFGS-B", jac=True, bounds=sb,
                                       options={"maxiter": int(self.max_iter)},
                                       callback=report if self.verbose else None)
-        if not res.success:
-            warnings.warn(f"L-BFGS-B on the ELBO did not converge ({res.message}); increase "
-                          "max_iter or check the bounds.", ConvergenceWarning, stacklevel=4)
+        # the objective is per observation: a line-search stop (status 2) with every
+        # gradient component below 1e-4 is an optimum within rounding, not a failure
+        at_optimum = res.status == 2 and np.max(np.abs(res.jac), initial=0.0) < 1e-4
+        if not res.success and not at_optimum:
+            warn_lbfgs_stop(res)
         return res.x, float(res.fun) / scale, int(res.nit)
 
     # --------------------------------------------------------------- predict

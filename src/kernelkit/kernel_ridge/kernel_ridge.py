@@ -268,7 +268,12 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.dual_coef_ = beta[:, 0] if ravel else beta
         self.intercept_ = float(intercept[0]) if ravel else intercept
         self.X_fit_ = X
-        self._online = online_state(self, Y, alphas, sw, factor)
+        # the factor partial_fit extends, kept only where partial_fit supports the fit
+        online = online_state(self, Y, alphas, sw, factor)
+        if online is None:
+            self.__dict__.pop("_online", None)
+        else:
+            self._online = online
         return self
 
     # --------------------------------------------------------------- online
