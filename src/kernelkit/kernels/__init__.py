@@ -6,11 +6,12 @@ Compose with ``+``, ``*`` and scalar ``*``; turn any user spelling into a kernel
 """
 
 from ._resolve import resolve_kernel
+from ._sklearn import SklearnKernel
 from .base import Hyperparameter, Kernel, Product, Scale, Sum
 from .dot_product import DotProduct, Linear, Polynomial
 from .exponentiation import Exponentiation
 from .joint import JointKernel
-from .special import Constant, FeatureMap, Pairwise, Precomputed, SklearnKernel, White
+from .special import Constant, FeatureMap, Pairwise, Precomputed, White
 from .stationary import RBF, ExpSineSquared, Laplacian, Matern, RationalQuadratic
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""Constructor parameters of a kernel: ``get_params`` / ``set_params`` with nested names.
+"""Declared hyperparameters and constructor parameters of a kernel (get_params, set_params).
 
 Kernels are parameter containers as scikit-learn's GP kernels are, not estimators: they
 do not derive from ``sklearn.base.BaseEstimator``, so that an estimator's repr prints a
@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import inspect
 from functools import cache
+from typing import NamedTuple
 
-__all__ = ["Parametrized"]
+import numpy as np
+
+__all__ = ["Hyperparameter", "Parametrized"]
 
 
 class Parametrized:
@@ -70,3 +73,42 @@ def _init_param_names(init) -> tuple[str, ...]:
     sig = inspect.signature(init)
     return tuple(sorted(p.name for p in sig.parameters.values()
                         if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)))
+
+
+class Hyperparameter(NamedTuple):
+    """A declared kernel hyperparameter.
+
+    Attributes
+    ----------
+    name : str
+        Parameter name as seen by ``get_params`` (``k1__length_scale`` inside a sum).
+    bounds : ndarray of shape (n_elements, 2)
+        Bounds on the (positive) value, not on its logarithm.
+    n_elements : int
+        Number of scalars (``> 1`` for ARD length scales).
+    fixed : bool
+        Whether the parameter is excluded from ``theta``.
+    """
+
+    name: str
+    bounds: np.ndarray
+    n_elements: int
+    fixed: bool
+
+
+def _as_float_array(X):
+    """Validate a kernel input: 2-D, numeric, float32 kept, everything else float64."""
+    X = np.asarray(X)
+    if np.iscomplexobj(X):
+        raise ValueError(
+            "Kernel input must be real; got complex values. Pass the real part (X.real) "
+            "or split real and imaginary parts into separate features."
+        )
+    if X.ndim != 2:
+        raise ValueError(
+            f"Kernel input must be 2-D (n_samples, n_features); got shape {X.shape}. "
+            "Reshape a single feature with X.reshape(-1, 1)."
+        )
+    if X.dtype != np.float32:
+        X = X.astype(np.float64, copy=False)
+    return X

@@ -7,9 +7,10 @@ import numbers
 
 import numpy as np
 
+from ._sklearn import SklearnKernel
 from .base import Kernel
 from .dot_product import Linear, Polynomial
-from .special import Pairwise, Precomputed, SklearnKernel
+from .special import Pairwise, Precomputed
 from .stationary import RBF, Laplacian
 
 __all__ = ["resolve_kernel"]

@@ -17,13 +17,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .base import Kernel, Product, Sum
+from .base import Hyperparameter, Kernel, Product, Sum, _as_float_array
 from .dot_product import DotProduct
 from .exponentiation import Exponentiation
 from .special import Constant, White
 from .stationary import RBF, ExpSineSquared, Matern, RationalQuadratic
 
-__all__ = ["Translation", "translate"]
+__all__ = ["SklearnKernel", "Translation", "translate"]
 
 
 class Translation(NamedTuple):
@@ -133,3 +133,133 @@ def translate(sk_kernel) -> Translation | None:
     if len(to_ours) != i:
         return None
     return Translation(ours, np.asarray(to_ours, dtype=np.intp))
+
+
+class SklearnKernel(Kernel):
+    """Adapter: a scikit-learn ``sklearn.gaussian_process.kernels.Kernel`` used as ours.
+
+    ``theta`` and ``bounds`` are the scikit-learn kernel's own (its order). Kernels built
+    from scikit-learn's own classes (ConstantKernel, RBF, Matern, RationalQuadratic,
+    ExpSineSquared, WhiteKernel, DotProduct, Sum, Product, Exponentiation) are computed by
+    their exact kernelkit twin (``kernels._sklearn.translate``: same values and bounds),
+    gradients included, so they take kernelkit's fast paths; any other kernel (a user
+    subclass) is evaluated by scikit-learn, its gradient from scikit-learn's
+    ``(n, n, p)`` tensor.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.gaussian_process.kernels import RBF as SkRBF
+    >>> from kernelkit.kernels import SklearnKernel
+    >>> k = SklearnKernel(SkRBF(1.0))
+    >>> k.theta.tolist()
+    [0.0]
+    """
+
+    def __init__(self, kernel=None):
+        self.kernel = kernel
+
+    def __repr__(self):
+        return repr(self.kernel)
+
+    def __getattr__(self, name):
+        # the wrapped kernel's own attributes (k1, k2, length_scale, noise_level, ...), so
+        # that a fitted estimator's kernel_ reads as the scikit-learn kernel it came from
+        if name.startswith("_") or name == "kernel" or "kernel" not in self.__dict__:
+            raise AttributeError(name)
+        return getattr(self.__dict__["kernel"], name)
+
+    def twin(self):
+        """The exact kernelkit translation of the wrapped kernel, or None (user subclass).
+
+        Built from the wrapped kernel's current values at each call (a few small objects),
+        so that it always follows ``theta``.
+        """
+        return translate(self.kernel)
+
+    def spectral_sample(self, n_features, size, random_state=None):
+        # the twin's spectral measure (a scikit-learn RBF, Matern, ... samples as ours)
+        twin = self.twin()
+        if twin is None:
+            return super().spectral_sample(n_features, size, random_state)
+        return twin.kernel.spectral_sample(n_features, size, random_state)
+
+    @property
+    def hyperparameters(self):
+        out = []
+        for h in self.kernel.hyperparameters:
+            b = np.atleast_2d(np.asarray(h.bounds if not h.fixed else [[1.0, 1.0]], float))
+            out.append(Hyperparameter("kernel__" + h.name, b, h.n_elements, bool(h.fixed)))
+        return out
+
+    @property
+    def theta(self):
+        return self.kernel.theta
+
+    @theta.setter
+    def theta(self, theta):
+        self.kernel.theta = np.asarray(theta, dtype=float)
+
+    @property
+    def bounds(self):
+        return self.kernel.bounds
+
+    @property
+    def n_dims(self):
+        return self.kernel.n_dims
+
+    @property
+    def requires_vector_input(self):
+        return self.kernel.requires_vector_input
+
+    def _check_input(self, X):
+        # sequences and strings reach a kernel with requires_vector_input=False as they are
+        return _as_float_array(X) if self.requires_vector_input else X
+
+    def _check_pair(self, X, Y):
+        if self.requires_vector_input:
+            super()._check_pair(X, Y)
+
+    def is_stationary(self):
+        return self.kernel.is_stationary()
+
+    def _compute(self, X, Y):
+        t = self.twin()
+        if t is not None:
+            return t.kernel._compute(X, Y)
+        return np.asarray(self.kernel(X, Y))
+
+    def diag(self, X):
+        X = self._check_input(X)
+        t = self.twin()
+        return t.kernel.diag(X) if t is not None else np.asarray(self.kernel.diag(X))
+
+    def gradient(self, X, K=None):
+        X = self._check_input(X)
+        t = self.twin()
+        if t is None:
+            _, G = self.kernel(X, eval_gradient=True)
+            for j in range(G.shape[2]):
+                yield np.ascontiguousarray(G[:, :, j])
+            return
+        # scikit-learn's order: entry j of theta is the twin's entry where to_ours == j
+        mats = list(t.kernel.gradient(X, K))
+        for j in np.argsort(t.to_ours):
+            yield mats[j]
+
+    def matrix_parts(self, X, parts):
+        t = self.twin()
+        if t is None:
+            return self._compute(self._check_input(X), None)
+        parts[id(self)] = t  # the twin whose factor matrices are recorded
+        return t.kernel.matrix_parts(X, parts)
+
+    def gradient_dot(self, X, W, K=None, parts=None):
+        X = self._check_input(X)
+        t = parts.get(id(self)) if parts is not None else None
+        t = self.twin() if t is None else t
+        if t is None:
+            return super().gradient_dot(X, W, K)
+        g = np.empty(self.n_dims)
+        g[t.to_ours] = t.kernel.gradient_dot(X, W, K, parts=parts)
+        return g

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Kernel, _frobenius
+from .base import _POWER, Kernel, _frobenius
 
 __all__ = ["Exponentiation"]
 
@@ -86,3 +86,6 @@ class Exponentiation(Kernel):
         if K is None:
             K = self._compute(self._check_input(X), None)
         return _frobenius(W, K), self.gradient_dot(X, W)
+
+
+_POWER["class"] = Exponentiation  # what k ** p builds (see Kernel.__pow__)
