@@ -297,6 +297,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()  # as fit: a bad parameter is InvalidParameterError
         check_is_fitted(self, "dual_coef_")
         X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
         extend_kernel_ridge(self, X, y)

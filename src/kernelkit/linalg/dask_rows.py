@@ -208,8 +208,8 @@ class DaskKernelOperator(KernelOperator):
     >>> import numpy as np, dask.array as da
     >>> from dask.distributed import Client, LocalCluster
     >>> from kernelkit.linalg import KernelOperator
-    >>> with LocalCluster(n_workers=1, processes=False, dashboard_address=":0") as cluster, \
-    ...         Client(cluster):
+    >>> cluster = LocalCluster(n_workers=1, processes=False, dashboard_address=":0")
+    >>> with cluster, Client(cluster):
     ...     X = np.random.default_rng(0).normal(size=(100, 2))
     ...     op = KernelOperator("rbf", da.from_array(X, chunks=(30, 2)), X[:5])
     ...     ref = KernelOperator("rbf", X, X[:5])
