@@ -125,7 +125,7 @@ class SparseGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstim
     -----
     ``predict`` returns the predictive distribution of the latent f (as scikit-learn's
     GaussianProcessRegressor, ``return_std`` excludes the noise; add ``noise_variance_``
-    for that of a new observation):
+    for that of a new observation)::
 
         mean = K_*M L^-T L_B^-T c / sigma,
         var  = k(x, x) - |L^-1 k_M(x)|^2 + |L_B^-1 L^-1 k_M(x)|^2.
