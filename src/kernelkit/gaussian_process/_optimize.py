@@ -12,13 +12,17 @@ import scipy.optimize
 
 from ._optimizer_warnings import warn_lbfgs_stop
 
-__all__ = ["minimize_with_restarts"]
+__all__ = ["minimize_once", "minimize_with_restarts"]
 
 
-def _minimize_once(obj_func, theta0, bounds, optimizer):
+def minimize_once(obj_func, theta0, bounds, optimizer):
+    """``(theta, func_min)`` of one start: L-BFGS-B with the analytic gradient (a stop that
+    is not convergence warns with its reason) or the user's ``optimizer`` callable."""
     if optimizer == "fmin_l_bfgs_b":
+        box = [(None if np.isinf(lo) else lo, None if np.isinf(hi) else hi)
+               for lo, hi in np.asarray(bounds, dtype=float)]
         res = scipy.optimize.minimize(obj_func, theta0, method="L-BFGS-B", jac=True,
-                                      bounds=bounds)
+                                      bounds=box)
         if not res.success:
             warn_lbfgs_stop(res)
         return np.asarray(res.x, dtype=float), float(res.fun)
@@ -67,6 +71,6 @@ def minimize_with_restarts(obj_func, theta0, bounds, optimizer, n_restarts: int,
             )
         # log-uniform within the bounds (theta is the log of the values)
         starts += [rng.uniform(bounds[:, 0], bounds[:, 1]) for _ in range(n_restarts)]
-    optima = [_minimize_once(obj_func, th, bounds, optimizer) for th in starts]
+    optima = [minimize_once(obj_func, th, bounds, optimizer) for th in starts]
     best = int(np.argmin([fmin for _, fmin in optima]))
     return optima[best]

@@ -13,7 +13,6 @@ import warnings
 
 import numba
 import numpy as np
-import scipy.optimize
 from scipy.linalg import solve_triangular
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
 from sklearn.utils import check_random_state
@@ -31,7 +30,8 @@ from ._online import (
     gp_log_marginal_likelihood_value,
     scalar_noise,
 )
-from ._optimizer_warnings import warn_close_to_bounds, warn_lbfgs_stop
+from ._optimize import minimize_once
+from ._optimizer_warnings import warn_close_to_bounds
 from ._sampling import pathwise_samples, sample_from_covariance
 
 __all__ = ["GaussianProcessRegressor"]
@@ -291,19 +291,8 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         return np.asarray(optima[best][0], dtype=float)
 
     def _constrained_optimization(self, obj_func, initial_theta, bounds):
-        if self.optimizer == "fmin_l_bfgs_b":
-            res = scipy.optimize.minimize(
-                obj_func, initial_theta, method="L-BFGS-B", jac=True, bounds=bounds
-            )
-            if not res.success:
-                warn_lbfgs_stop(res)
-            return res.x, float(res.fun)
-        if callable(self.optimizer):
-            theta, fmin = self.optimizer(obj_func, initial_theta, bounds=bounds)
-            return np.asarray(theta, dtype=float), float(fmin)
-        raise ValueError(
-            f"optimizer must be 'fmin_l_bfgs_b', a callable or None; got {self.optimizer!r}."
-        )
+        # scikit-learn's name for one start of the optimizer (the shared single start)
+        return minimize_once(obj_func, initial_theta, bounds, self.optimizer)
 
     # ------------------------------------------------------------- predict
     def predict(self, X, return_std: bool = False, return_cov: bool = False):

@@ -14,7 +14,6 @@ import numbers
 
 import numba
 import numpy as np
-import scipy.optimize
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
 from sklearn.utils import check_array, check_consistent_length, check_random_state
 from threadpoolctl import threadpool_limits
@@ -27,7 +26,7 @@ from ._coregionalization import Coregionalization, ObservedPairs, dense_log_marg
 from ._kronecker import kronecker_log_marginal_likelihood
 from ._lmc_init import initial_coregionalization, restart_theta
 from ._lmc_posterior import DensePosterior, KroneckerPosterior, prior_covariance, prior_variance
-from ._optimizer_warnings import warn_lbfgs_stop
+from ._optimize import minimize_once
 from .gpr import SERIAL_BLAS_MAX_N
 
 __all__ = ["MultiOutputGaussianProcessRegressor"]
@@ -331,28 +330,12 @@ class MultiOutputGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, Base
             with threadpool_limits(limits=1 if serial else None, user_api="blas"), \
                     progress_bar(self.verbose, total=len(starts), desc="MOGP restarts") as bar:
                 for theta0 in starts:
-                    optima.append(self._minimize(obj_func, theta0, bounds))
+                    optima.append(minimize_once(obj_func, theta0, bounds, self.optimizer))
                     bar.update()
         finally:
             numba.set_num_threads(n_threads)
         best = int(np.argmin([f for _, f in optima]))
         return np.asarray(optima[best][0], dtype=float)
-
-    def _minimize(self, obj_func, theta0, bounds):
-        if self.optimizer == "fmin_l_bfgs_b":
-            res = scipy.optimize.minimize(obj_func, theta0, method="L-BFGS-B", jac=True,
-                                          bounds=[(None if np.isinf(lo) else lo,
-                                                   None if np.isinf(hi) else hi)
-                                                  for lo, hi in bounds])
-            if not res.success:
-                warn_lbfgs_stop(res)
-            return res.x, float(res.fun)
-        if callable(self.optimizer):
-            theta, fmin = self.optimizer(obj_func, theta0, bounds=bounds)
-            return np.asarray(theta, dtype=float), float(fmin)
-        raise ValueError(
-            f"optimizer must be 'fmin_l_bfgs_b', a callable or None; got {self.optimizer!r}."
-        )
 
     # ------------------------------------------------------------- predict
     def predict(self, X, return_std: bool = False, return_cov: bool = False):
