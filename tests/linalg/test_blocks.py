@@ -42,6 +42,8 @@ def test_block_products_are_the_sums_over_blocks(dtype):
     np.testing.assert_array_equal(op.t_matmul(U[:, 0]), ref)
 
 
+# max_iter=15 on purpose: the warning that CG stopped short is expected
+@pytest.mark.filterwarnings("ignore:NystromKernelRidge. conjugate gradients stopped")
 def test_float32_fit_does_not_depend_on_blas_threads():
     rng = np.random.default_rng(1)
     X = rng.uniform(-2, 2, size=(4000, 4)).astype(np.float32)
@@ -73,7 +75,9 @@ def test_estimator_keeps_knm_only_when_it_fits():
     rng = np.random.default_rng(3)
     X = rng.uniform(-2, 2, size=(3000, 3))
     y = np.sin(X[:, 0])
-    kw = dict(n_centers=100, alpha=1e-5, gamma=0.5, max_iter=10, random_state=0)
+    # a well-conditioned problem (alpha=1e-2, CG converges in ~14 steps): with alpha=1e-5 and a
+    # truncated CG, rounding differences between the two block orders grow to 1e-5 relative
+    kw = dict(n_centers=100, alpha=1e-2, gamma=0.5, random_state=0)
     # 3000 x 100 float64 = 2.3 MiB: kept with 4 MiB; with 1 MiB formed per pass in 1280-row blocks
     kept = NystromKernelRidge(working_memory=4, **kw).fit(X, y)
     blocked = NystromKernelRidge(working_memory=1, **kw).fit(X, y)
