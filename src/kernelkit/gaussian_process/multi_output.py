@@ -24,6 +24,7 @@ from ..kernels import RBF, resolve_kernel
 from ..linalg import block_rows, jitter_cholesky
 from ._coregionalization import Coregionalization, ObservedPairs, dense_log_marginal_likelihood
 from ._kronecker import kronecker_log_marginal_likelihood
+from ._kronecker_profile import profiled_minimize
 from ._lmc_init import initial_coregionalization, restart_theta
 from ._lmc_posterior import DensePosterior, KroneckerPosterior, prior_covariance, prior_variance
 from ._optimize import minimize_once
@@ -330,7 +331,12 @@ class MultiOutputGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, Base
             with limit_blas(1 if serial else None), \
                     progress_bar(self.verbose, total=len(starts), desc="MOGP restarts") as bar:
                 for theta0 in starts:
-                    optima.append(minimize_once(obj_func, theta0, bounds, self.optimizer))
+                    if self.solver_ == "kronecker" and self.optimizer == "fmin_l_bfgs_b":
+                        # one eigendecomposition per step in the kernel's theta only
+                        optima.append(profiled_minimize(work, X, Y, theta0, bounds))
+                    else:
+                        optima.append(minimize_once(obj_func, theta0, bounds,
+                                                    self.optimizer))
                     bar.update()
         finally:
             numba.set_num_threads(n_threads)
