@@ -2,7 +2,8 @@
 
 Every subpackage that runs work on several Python threads or pins BLAS to one thread goes
 through these (the blockwise products of :mod:`kernelkit.linalg.blocks`, KernelPCA's
-tiled Gram matrix, the preconditioner's triangular solves, the ensembles' parallel fits).
+tiled Gram matrix, the preconditioner's triangular solves, the ensembles' parallel fits,
+the Gaussian processes' small fits on one thread: :func:`single_threaded`).
 
 Examples
 --------
@@ -16,9 +17,10 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
-__all__ = ["controller", "blas_threads", "limit_blas", "pool"]
+__all__ = ["controller", "blas_threads", "limit_blas", "pool", "single_threaded"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -48,3 +50,34 @@ def pool(n_threads: int):
     from concurrent.futures import ThreadPoolExecutor
 
     return ThreadPoolExecutor(n_threads, thread_name_prefix="kernelkit-blocks")
+
+
+@contextlib.contextmanager
+def single_threaded(small: bool = True):
+    """One BLAS thread and one numba thread inside, when ``small`` (else no change).
+
+    The rule for small problems whose work is a chain of short LAPACK / BLAS calls and
+    numba loops (a GP's likelihood evaluations, SGPR's bound, the Laplace iterations):
+    waking and synchronizing threads costs more than they save, badly so on a loaded
+    machine. numba's thread count is thread-local; it is restored on exit.
+
+    Examples
+    --------
+    >>> import numba
+    >>> from kernelkit._threads import blas_threads, single_threaded
+    >>> with single_threaded(True):
+    ...     blas_threads(), numba.get_num_threads()
+    (1, 1)
+    """
+    if not small:
+        yield
+        return
+    import numba
+
+    n_threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        with limit_blas(1):
+            yield
+    finally:
+        numba.set_num_threads(n_threads)

@@ -12,7 +12,7 @@ import scipy.optimize
 
 from ._optimizer_warnings import warn_lbfgs_stop
 
-__all__ = ["minimize_once", "minimize_with_restarts"]
+__all__ = ["minimize_once", "minimize_with_restarts", "log_uniform_starts"]
 
 
 def minimize_once(obj_func, theta0, bounds, optimizer):
@@ -34,8 +34,25 @@ def minimize_once(obj_func, theta0, bounds, optimizer):
     )
 
 
-def minimize_with_restarts(obj_func, theta0, bounds, optimizer, n_restarts: int, rng):
+def log_uniform_starts(bounds):
+    """``rng -> theta`` log-uniform within ``bounds`` (theta is the log of the values): the
+    restarts of scikit-learn's GPs; the bounds must be finite."""
+    bounds = np.asarray(bounds, dtype=float)
+    if not np.isfinite(bounds).all():
+        raise ValueError(
+            "Multiple optimizer restarts (n_restarts_optimizer>0) requires that all bounds "
+            "are finite; give every hyperparameter finite bounds or set "
+            "n_restarts_optimizer=0."
+        )
+    return lambda rng: rng.uniform(bounds[:, 0], bounds[:, 1])
+
+
+def minimize_with_restarts(obj_func, theta0, bounds, optimizer, n_restarts: int, rng, *,
+                           draw_start=None, minimize=None, on_optimum=None):
     """Best ``(theta, obj_func(theta))`` over a start at ``theta0`` and ``n_restarts`` more.
+
+    Every start is drawn (in order, from ``rng``) before the first optimization; the best
+    is the first with the smallest value.
 
     Parameters
     ----------
@@ -43,10 +60,19 @@ def minimize_with_restarts(obj_func, theta0, bounds, optimizer, n_restarts: int,
         ``obj_func(theta, eval_gradient=True) -> (value, gradient)``, minimized.
     theta0 : ndarray of shape (p,)
     bounds : ndarray of shape (p, 2)
-        In log space; must be finite for restarts.
+        In log space; must be finite for the default restarts.
     optimizer : "fmin_l_bfgs_b" or callable
     n_restarts : int
     rng : numpy.random.RandomState
+    draw_start : callable, optional
+        ``draw_start(rng) -> theta``, a restart's start; default
+        :func:`log_uniform_starts` of ``bounds``.
+    minimize : callable, optional
+        ``minimize(obj_func, theta0, bounds) -> (theta, func_min)``, one start; default
+        :func:`minimize_once` with ``optimizer`` (GaussianProcessRegressor passes its
+        ``_constrained_optimization``, scikit-learn's hook).
+    on_optimum : callable, optional
+        ``on_optimum(theta, func_min)`` after each start (progress bars).
 
     Returns
     -------
@@ -65,12 +91,15 @@ def minimize_with_restarts(obj_func, theta0, bounds, optimizer, n_restarts: int,
     """
     starts = [np.asarray(theta0, dtype=float)]
     if n_restarts > 0:
-        if not np.isfinite(bounds).all():
-            raise ValueError(
-                "n_restarts_optimizer > 0 needs finite bounds on every hyperparameter."
-            )
-        # log-uniform within the bounds (theta is the log of the values)
-        starts += [rng.uniform(bounds[:, 0], bounds[:, 1]) for _ in range(n_restarts)]
-    optima = [minimize_once(obj_func, th, bounds, optimizer) for th in starts]
+        draw = log_uniform_starts(bounds) if draw_start is None else draw_start
+        starts += [draw(rng) for _ in range(n_restarts)]
+    if minimize is None:
+        def minimize(obj_func, theta0, bounds):
+            return minimize_once(obj_func, theta0, bounds, optimizer)
+    optima = []
+    for th in starts:
+        optima.append(minimize(obj_func, th, bounds))
+        if on_optimum is not None:
+            on_optimum(*optima[-1])
     best = int(np.argmin([fmin for _, fmin in optima]))
     return optima[best]

@@ -9,9 +9,6 @@ one-vs-one committees of binary problems, as scikit-learn.
 
 from __future__ import annotations
 
-import contextlib
-
-import numba
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.multiclass import OneVsOneClassifier, OneVsRestClassifier
@@ -19,7 +16,7 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._threads import limit_blas
+from .._threads import single_threaded
 from .._validation import (
     check_is_fitted,
     check_two_classes,
@@ -43,18 +40,6 @@ from ._optimizer_warnings import warn_close_to_bounds
 SERIAL_MAX_N = 1000
 
 
-@contextlib.contextmanager
-def _serial_if_small(n: int):
-    if n > SERIAL_MAX_N:
-        yield
-        return
-    n_threads = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)  # thread-local in numba, restored below
-        with limit_blas(1):
-            yield
-    finally:
-        numba.set_num_threads(n_threads)
 
 __all__ = ["GaussianProcessClassifier"]
 
@@ -79,7 +64,7 @@ class _BinaryLaplaceGPC(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y):
-        with _serial_if_small(len(X)):
+        with single_threaded(len(X) <= SERIAL_MAX_N):
             return self._fit(X, y)
 
     def _fit(self, X, y):
@@ -138,7 +123,7 @@ class _BinaryLaplaceGPC(ClassifierMixin, BaseEstimator):
         kernel = self.kernel_.clone_with_theta(theta) if clone_kernel else self.kernel_
         if not clone_kernel:
             kernel.theta = theta
-        with _serial_if_small(len(self.X_train_)):
+        with single_threaded(len(self.X_train_) <= SERIAL_MAX_N):
             out = laplace_log_marginal_likelihood(kernel, self.X_train_, self.y_train_, None,
                                                   self.max_iter_predict, eval_gradient)
         lml = np.float64(out[0])  # as scikit-learn: NumPy float64 (keeps float64 arithmetic)
@@ -148,7 +133,7 @@ class _BinaryLaplaceGPC(ClassifierMixin, BaseEstimator):
         # test rows in blocks of at most working_memory MiB per (n_train x rows) block
         m, n = len(X), len(self.X_train_)
         step = block_rows(n, 16)
-        with _serial_if_small(n):
+        with single_threaded(n <= SERIAL_MAX_N):
             parts = [latent_predictive(self.kernel_, self.X_train_, self.y_train_, self.pi_,
                                        self.W_sr_, self.L_, X[s:s + step],
                                        return_var=return_var)

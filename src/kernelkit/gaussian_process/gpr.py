@@ -11,14 +11,13 @@ import copy
 import numbers
 import warnings
 
-import numba
 import numpy as np
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
 from sklearn.utils import check_random_state
 
 from .._blas import gram
 from .._progress import progress_bar
-from .._threads import limit_blas
+from .._threads import single_threaded
 from .._validation import check_is_fitted, resolve_estimator_kernel, validate_data
 from ..kernels import RBF, Constant, Kernel, SklearnKernel, resolve_kernel
 from ..linalg import BlockCholesky, block_rows, cho_solve
@@ -29,7 +28,7 @@ from ._online import (
     gp_log_marginal_likelihood_value,
     scalar_noise,
 )
-from ._optimize import minimize_once
+from ._optimize import minimize_once, minimize_with_restarts
 from ._optimizer_warnings import warn_close_to_bounds
 from ._sampling import pathwise_samples, sample_from_covariance
 
@@ -275,34 +274,21 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
                 return -lml, -grad
             return -log_marginal_likelihood(kernel, X, Y, alpha)
 
-        bounds = self.kernel_.bounds
-        starts = [self.kernel_.theta]
-        if self.n_restarts_optimizer > 0:
-            if not np.isfinite(bounds).all():
-                raise ValueError(
-                    "Multiple optimizer restarts (n_restarts_optimizer>0) requires that all "
-                    "bounds are finite; give every hyperparameter finite bounds or set "
-                    "n_restarts_optimizer=0."
-                )
-            # restarts log-uniform within the bounds (theta is the log of the values)
-            starts += [rng.uniform(bounds[:, 0], bounds[:, 1])
-                       for _ in range(self.n_restarts_optimizer)]
         optima = []
-        serial = X.shape[0] <= SERIAL_BLAS_MAX_N
-        n_threads = numba.get_num_threads()
-        try:
-            if serial:
-                numba.set_num_threads(1)  # thread-local in numba, restored below
-            with limit_blas(1 if serial else None), \
-                    progress_bar(self.verbose, total=len(starts), desc="GP restarts") as bar:
-                for theta0 in starts:
-                    optima.append(self._constrained_optimization(obj_func, theta0, bounds))
-                    bar.set_postfix_str(f"best log ML {-min(f for _, f in optima):.4g}")
-                    bar.update()
-        finally:
-            numba.set_num_threads(n_threads)
-        best = int(np.argmin([f for _, f in optima]))
-        return np.asarray(optima[best][0], dtype=float)
+
+        def report(theta, fmin):
+            optima.append(fmin)
+            bar.set_postfix_str(f"best log ML {-min(optima):.4g}")
+            bar.update()
+
+        with single_threaded(X.shape[0] <= SERIAL_BLAS_MAX_N), \
+                progress_bar(self.verbose, total=1 + self.n_restarts_optimizer,
+                             desc="GP restarts") as bar:
+            theta, _ = minimize_with_restarts(
+                obj_func, self.kernel_.theta, self.kernel_.bounds, self.optimizer,
+                self.n_restarts_optimizer, rng, minimize=self._constrained_optimization,
+                on_optimum=report)
+        return np.asarray(theta, dtype=float)
 
     def _constrained_optimization(self, obj_func, initial_theta, bounds):
         # scikit-learn's name for one start of the optimizer (the shared single start)

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import numbers
 
-import numba
 import numpy as np
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
 from sklearn.utils import check_array, check_consistent_length, check_random_state
 
 from .._progress import progress_bar
-from .._threads import limit_blas
+from .._threads import single_threaded
 from .._validation import check_is_fitted, validate_data
 from ..kernels import RBF, resolve_kernel
 from ..linalg import block_rows, jitter_cholesky
@@ -27,7 +26,7 @@ from ._kronecker import kronecker_log_marginal_likelihood
 from ._kronecker_profile import profiled_minimize
 from ._lmc_init import initial_coregionalization, restart_theta
 from ._lmc_posterior import DensePosterior, KroneckerPosterior, prior_covariance, prior_variance
-from ._optimize import minimize_once
+from ._optimize import minimize_with_restarts
 from .gpr import SERIAL_BLAS_MAX_N
 
 __all__ = ["MultiOutputGaussianProcessRegressor"]
@@ -318,30 +317,20 @@ class MultiOutputGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, Base
                 return -value, -grad
             return -lml(theta, False)
 
-        bounds = params.bounds
-        starts = [params.theta] + [restart_theta(params, rng)
-                                   for _ in range(self.n_restarts_optimizer)]
         size = X.shape[0] if self.solver_ == "kronecker" else pairs.y.shape[0]
-        serial = size <= SERIAL_BLAS_MAX_N
-        n_threads = numba.get_num_threads()
-        optima = []
-        try:
-            if serial:
-                numba.set_num_threads(1)  # thread-local in numba, restored below
-            with limit_blas(1 if serial else None), \
-                    progress_bar(self.verbose, total=len(starts), desc="MOGP restarts") as bar:
-                for theta0 in starts:
-                    if self.solver_ == "kronecker" and self.optimizer == "fmin_l_bfgs_b":
-                        # one eigendecomposition per step in the kernel's theta only
-                        optima.append(profiled_minimize(work, X, Y, theta0, bounds))
-                    else:
-                        optima.append(minimize_once(obj_func, theta0, bounds,
-                                                    self.optimizer))
-                    bar.update()
-        finally:
-            numba.set_num_threads(n_threads)
-        best = int(np.argmin([f for _, f in optima]))
-        return np.asarray(optima[best][0], dtype=float)
+        profiled = None
+        if self.solver_ == "kronecker" and self.optimizer == "fmin_l_bfgs_b":
+            def profiled(obj_func, theta0, bounds):
+                # one eigendecomposition per step in the kernel's theta only
+                return profiled_minimize(work, X, Y, theta0, bounds)
+        with single_threaded(size <= SERIAL_BLAS_MAX_N), \
+                progress_bar(self.verbose, total=1 + self.n_restarts_optimizer,
+                             desc="MOGP restarts") as bar:
+            theta, _ = minimize_with_restarts(
+                obj_func, params.theta, params.bounds, self.optimizer,
+                self.n_restarts_optimizer, rng, draw_start=lambda r: restart_theta(params, r),
+                minimize=profiled, on_optimum=lambda theta, fmin: bar.update())
+        return theta
 
     # ------------------------------------------------------------- predict
     def predict(self, X, return_std: bool = False, return_cov: bool = False):

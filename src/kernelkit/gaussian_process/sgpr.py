@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from contextlib import contextmanager
 
-import numba
 import numpy as np
 import scipy.optimize
 from scipy.linalg import solve_triangular
@@ -20,7 +18,7 @@ from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
 from sklearn.utils import check_random_state
 
 from .._progress import progress_bar
-from .._threads import limit_blas
+from .._threads import single_threaded
 from .._validation import check_is_fitted, resolve_estimator_kernel, validate_data
 from ..exceptions import JitterWarning, NumericalError
 from ..kernels import RBF, Constant
@@ -37,21 +35,6 @@ __all__ = ["SparseGaussianProcessRegressor"]
 # thread: its many small LAPACK calls and numba loops cost more in thread wake-ups than
 # they save (badly so on a loaded machine), as in GaussianProcessRegressor.
 SERIAL_MAX_WORK = 2e8
-
-
-@contextmanager
-def _threads_for(n: int, m: int):
-    """One BLAS / numba thread for small problems, the defaults otherwise."""
-    if n * m * m > SERIAL_MAX_WORK:
-        yield
-        return
-    n_threads = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)  # thread-local in numba, restored below
-        with limit_blas(1):
-            yield
-    finally:
-        numba.set_num_threads(n_threads)
 
 
 class SparseGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
@@ -272,7 +255,7 @@ class SparseGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstim
             _check_input_gradient(kernel, Z)
         s = float(self.noise_variance)
         self.n_iter_ = 0
-        with _threads_for(rows.shape[0], len(Z)):
+        with single_threaded(rows.shape[0] * len(Z) ** 2 <= SERIAL_MAX_WORK):
             if self.optimizer is not None:
                 kernel, s, Z = self._optimize(rows, kernel, s, Z, log_bounds, rng)
             bound = collapsed_bound(kernel, Z, s, rows)  # warns here if K_MM needs jitter

@@ -30,7 +30,8 @@ from ..exceptions import ConvergenceWarning
 from ..kernels import Precomputed
 from ..linalg import ArrayRows, DaskRows, fits_in_memory, is_dask_array
 from ..linalg.blocks import ROW_QUANTUM, block_rows
-from ..solvers.nystrom import FalkonPreconditioner, solve_falkon
+from ..solvers.nystrom import solve_falkon
+from ..solvers.preconditioners import NystromPreconditioner
 
 __all__ = ["NystromKernelRidge"]
 
@@ -253,7 +254,7 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         # CG recurrences (vectors of length M) run in float64. The preconditioner's jitter
         # eps M follows the working dtype (K_MM carries float32 rounding in float32).
         kmm = self.kernel_(centers)
-        precond = FalkonPreconditioner(kmm, float(self.alpha), knm.shape[0])
+        precond = NystromPreconditioner(kmm, float(self.alpha), knm.shape[0])
         max_iter = DEFAULT_MAX_ITER if self.max_iter is None else int(self.max_iter)
         with progress_bar(self.verbose, total=max_iter, desc="Falkon CG") as bar:
             def report(it, coef, rel):

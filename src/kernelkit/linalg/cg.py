@@ -70,29 +70,48 @@ def pcg(
     (True, True)
     """
     apply_A = _as_apply(A)
-    apply_M = _as_apply(M)
+    B, X, R = _start(apply_A, b, x0)
+    vector = np.asarray(b).ndim == 1
+    max_iter = 10 * B.shape[0] if max_iter is None else int(max_iter)
+    bnorm = np.linalg.norm(B, axis=0)
+    bnorm[bnorm == 0] = 1.0
+    history = [float((np.linalg.norm(R, axis=0) / bnorm).max())]
+    if history[0] <= tol:
+        return Result(X[:, 0] if vector else X, 0, True, history)
+
+    def report(it, rel):
+        history.append(rel)
+        if callback is not None:
+            callback(it, X[:, 0] if vector else X, rel)
+
+    it, converged = _iterate(apply_A, _as_apply(M), B, X, R, bnorm, tol, max_iter,
+                             recompute_every, report)
+    coef = X[:, 0] if vector else X
+    return Result(coef, it, converged, history)
+
+
+def _start(apply_A, b, x0):
+    """``(B, X, R)``: b as columns (validated), the start x0 (zeros by default) and its
+    residual ``b - A x0``, in b's float dtype (at least float32)."""
     b = np.asarray(b)
-    vector = b.ndim == 1
-    B = b[:, None] if vector else b
+    B = b[:, None] if b.ndim == 1 else b
     if not np.all(np.isfinite(B)):
         raise ValueError("pcg: the right-hand side b has non-finite entries (NaN or inf).")
     if x0 is not None and np.size(x0) != B.size:
         raise ValueError(f"pcg: x0 has {np.size(x0)} entries but b has shape {b.shape}.")
-    n = B.shape[0]
-    max_iter = 10 * n if max_iter is None else int(max_iter)
     X = np.zeros_like(B, dtype=np.result_type(B, np.float32)) if x0 is None else (
         np.array(x0, dtype=np.result_type(B, np.float32)).reshape(B.shape))
     R = B - apply_A(X).reshape(B.shape) if x0 is not None else B.astype(X.dtype, copy=True)
-    bnorm = np.linalg.norm(B, axis=0)
-    bnorm[bnorm == 0] = 1.0
+    return B, X, R
+
+
+def _iterate(apply_A, apply_M, B, X, R, bnorm, tol, max_iter, recompute_every, report):
+    """The CG recurrences, X updated in place, each column with its own step; ``report(it,
+    largest relative residual)`` after each iteration. Returns ``(iterations, converged)``."""
     rel = np.linalg.norm(R, axis=0) / bnorm
-    history = [float(rel.max())]
-    if rel.max() <= tol:
-        return Result(X[:, 0] if vector else X, 0, True, history)
     Z = R if apply_M is None else apply_M(R).reshape(B.shape)
     P = Z.copy()
     rz = np.einsum("ij,ij->j", R, Z)
-    converged = False
     it = 0
     for it in range(1, max_iter + 1):
         AP = apply_A(P).reshape(B.shape)
@@ -105,17 +124,13 @@ def pcg(
         else:
             R -= step * AP  # r <- r - a A p
         rel = np.linalg.norm(R, axis=0) / bnorm
-        history.append(float(rel.max()))
-        if callback is not None:
-            callback(it, X[:, 0] if vector else X, history[-1])
+        report(it, float(rel.max()))
         if rel.max() <= tol:
-            converged = True
-            break
+            return it, True
         Z = R if apply_M is None else apply_M(R).reshape(B.shape)
         rz_new = np.einsum("ij,ij->j", R, Z)
         beta = np.where(rz != 0, rz_new / np.where(rz != 0, rz, 1.0), 0.0)
         P *= beta
         P += Z  # p <- z + beta p
         rz = rz_new
-    coef = X[:, 0] if vector else X
-    return Result(coef, it, converged, history)
+    return it, False

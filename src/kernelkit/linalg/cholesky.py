@@ -105,6 +105,24 @@ def jitter_cholesky(
     >>> L.round(3).tolist(), jitter
     ([[2.0, 0.0], [1.0, 1.414]], 0.0)
     """
+    F = _lapack_view(A, overwrite_a, what)
+    L, jitter, scale = _factor_with_jitter(F, what, hint, max_relative_jitter, min_pivot)
+    if jitter > 0:
+        warnings.warn(
+            f"The {what} was not numerically positive definite; added jitter "
+            f"{jitter:.3g} ({jitter / scale:.0e} x mean diagonal) to its diagonal. "
+            f"To avoid this, {hint}.",
+            JitterWarning,
+            stacklevel=2,
+        )
+    if clean:
+        _triangle(L, "zero")
+    return L, jitter
+
+
+def _lapack_view(A, overwrite_a: bool, what: str) -> np.ndarray:
+    """A validated, as the Fortran-ordered float matrix LAPACK factorizes (A itself, or its
+    transpose, when ``overwrite_a`` allows it; else a copy)."""
     A = np.asarray(A)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise ValueError(f"{what} must be square; got shape {A.shape}.")
@@ -115,14 +133,16 @@ def jitter_cholesky(
     if A.dtype not in (np.float32, np.float64):
         A = A.astype(np.float64)
         overwrite_a = True
-    n = A.shape[0]
     # work on a Fortran-ordered view (LAPACK's order); for C-ordered A this is A.T
     if A.flags.c_contiguous:
-        W = A if overwrite_a else A.copy()
-        F = W.T
-    else:
-        F = np.asfortranarray(A) if overwrite_a else np.array(A, order="F", copy=True)
-        W = F
+        return (A if overwrite_a else A.copy()).T
+    return np.asfortranarray(A) if overwrite_a else np.array(A, order="F", copy=True)
+
+
+def _factor_with_jitter(F, what, hint, max_relative_jitter, min_pivot):
+    """``(L, jitter, mean diagonal)``: potrf of F (in place) with the first jitter of the
+    ladder 0, 1e-10, ..., ``max_relative_jitter`` (x mean diagonal) that factorizes."""
+    n = F.shape[0]
     (potrf,) = get_lapack_funcs(("potrf",), (F,))
     d0 = np.diagonal(F).copy()
     scale = float(np.mean(d0)) if n else 1.0
@@ -146,17 +166,7 @@ def jitter_cholesky(
                 "and the kernel hyperparameters."
             )
         if info == 0:
-            if jitter > 0:
-                warnings.warn(
-                    f"The {what} was not numerically positive definite; added jitter "
-                    f"{jitter:.3g} ({jitter / scale:.0e} x mean diagonal) to its diagonal. "
-                    f"To avoid this, {hint}.",
-                    JitterWarning,
-                    stacklevel=2,
-                )
-            if clean:
-                _triangle(L, "zero")
-            return L, jitter
+            return L, jitter, scale
         if info < 0:  # pragma: no cover - LAPACK argument error
             raise RuntimeError(f"LAPACK potrf argument error {info}.")
     raise NumericalError(

@@ -91,7 +91,26 @@ def top_eigh(
     >>> w.tolist()
     [3.0, 2.0]
     """
-    n = A.shape[0]
+    method = _choose_method(method, A.shape[0], n_components)
+    if method == "dense":  # LAPACK returns ascending order: reversed views, no n x k copy
+        w, V = _dense_subset(A, n_components, overwrite_a)
+        w, V, iters = w[::-1], V[:, ::-1], 1
+    else:
+        if method == "randomized":
+            w, V, iters = _block_krylov(A, n_components, n_oversamples, n_iter, tol,
+                                        max_iter, random_state)
+        elif method == "lobpcg":
+            w, V, iters = _lobpcg(A, n_components, n_oversamples, tol, max_iter,
+                                  random_state)
+        else:
+            w, V, iters = _arpack(A, n_components, tol, max_iter, random_state)
+        order = np.argsort(w)[::-1]
+        w, V = w[order], V[:, order]
+    return (w, V, iters) if return_n_iter else (w, V)
+
+
+def _choose_method(method: str, n: int, n_components: int) -> str:
+    """Validate ``n_components`` and ``method``; resolve "auto"."""
     if not 1 <= n_components <= n:
         raise ValueError(f"n_components must be in [1, {n}]; got {n_components}.")
     if method not in _METHODS:
@@ -100,9 +119,14 @@ def top_eigh(
             "or 'arpack'."
         )
     if method == "auto":
-        method = "randomized" if (n > 2000 and n_components < n / 10) else "dense"
-    iters = 1
-    if method == "dense" and not isinstance(A, np.ndarray):
+        return "randomized" if (n > 2000 and n_components < n / 10) else "dense"
+    return method
+
+
+def _dense_subset(A, n_components: int, overwrite_a: bool):
+    """The top ``n_components`` pairs by LAPACK, in ascending order."""
+    n = A.shape[0]
+    if not isinstance(A, np.ndarray):
         # an operator (e.g. KernelOperator): the dense solver needs the matrix itself
         if not hasattr(A, "to_dense"):
             raise ValueError(
@@ -110,37 +134,22 @@ def top_eigh(
                 "'randomized', 'lobpcg' or 'arpack' for a product-only operator."
             )
         A, overwrite_a = np.asarray(A.to_dense()), True
-    if method == "dense":
-        # small matrices on one BLAS thread: the reduction to tridiagonal form is mostly
-        # BLAS-2, and below ~1000 rows thread synchronization costs more than it gains
-        # (on a busy machine 10-50x more)
-        threads = 1 if n <= _SERIAL_DENSE_N else None
-        if overwrite_a and A.flags.c_contiguous and not A.flags.f_contiguous:
-            A = A.T  # the same symmetric matrix in Fortran order: LAPACK overwrites, no copy
-        with limit_blas(threads):
-            if n_components == n:
-                # every eigenpair: divide and conquer (syevd)
-                w, V = scipy.linalg.eigh(A, overwrite_a=overwrite_a, check_finite=False,
-                                         driver="evd")
-            else:
-                # only the wanted subset: MRRR (syevr) with index range [n - k, n - 1]
-                w, V = scipy.linalg.eigh(
-                    A, subset_by_index=[n - n_components, n - 1], overwrite_a=overwrite_a,
-                    check_finite=False, driver="evr",
-                )
-    elif method == "randomized":
-        w, V, iters = _block_krylov(A, n_components, n_oversamples, n_iter, tol, max_iter,
-                                    random_state)
-    elif method == "lobpcg":
-        w, V, iters = _lobpcg(A, n_components, n_oversamples, tol, max_iter, random_state)
-    else:
-        w, V, iters = _arpack(A, n_components, tol, max_iter, random_state)
-    if method == "dense":  # LAPACK returns ascending order: reversed views, no n x k copy
-        w, V = w[::-1], V[:, ::-1]
-    else:
-        order = np.argsort(w)[::-1]
-        w, V = w[order], V[:, order]
-    return (w, V, iters) if return_n_iter else (w, V)
+    # small matrices on one BLAS thread: the reduction to tridiagonal form is mostly
+    # BLAS-2, and below ~1000 rows thread synchronization costs more than it gains
+    # (on a busy machine 10-50x more)
+    threads = 1 if n <= _SERIAL_DENSE_N else None
+    if overwrite_a and A.flags.c_contiguous and not A.flags.f_contiguous:
+        A = A.T  # the same symmetric matrix in Fortran order: LAPACK overwrites, no copy
+    with limit_blas(threads):
+        if n_components == n:
+            # every eigenpair: divide and conquer (syevd)
+            return scipy.linalg.eigh(A, overwrite_a=overwrite_a, check_finite=False,
+                                     driver="evd")
+        # only the wanted subset: MRRR (syevr) with index range [n - k, n - 1]
+        return scipy.linalg.eigh(
+            A, subset_by_index=[n - n_components, n - 1], overwrite_a=overwrite_a,
+            check_finite=False, driver="evr",
+        )
 
 
 def _orthonormalize(W, Q):

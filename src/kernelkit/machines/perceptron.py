@@ -21,16 +21,14 @@ Python work per example.
 from __future__ import annotations
 
 import numbers
-from contextlib import contextmanager
 
-import numba
 import numpy as np
 from numba import njit, prange
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._threads import limit_blas
+from .._threads import single_threaded
 from .._validation import (
     check_is_fitted,
     check_two_classes,
@@ -175,20 +173,6 @@ def _voted_votes(Kt, log_slot, log_y, log_pred, log_t, T, S, multiclass):  # pra
             elif score[0] < 0:
                 out[i, 0] -= surv
     return out
-
-
-@contextmanager
-def _serial():
-    """Run the per-block algebra on one thread: the blocks are small (B x |support|), so
-    fanning them out costs more in synchronization than it gains, badly so on a busy
-    machine (measured 15x slower with 2 threads on an oversubscribed 2-core box)."""
-    old = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        with limit_blas(1):
-            yield
-    finally:
-        numba.set_num_threads(old)
 
 
 class KernelPerceptron(ClassifierMixin, BaseEstimator):
@@ -459,7 +443,10 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         stream = np.arange(n, dtype=np.int64)
         yc = yc.astype(np.int64)
         mistakes = []
-        with _serial():
+        # the per-block algebra on one thread: the blocks are small (B x |support|), so
+        # fanning them out costs more in synchronization than it gains, badly so on a busy
+        # machine (measured 15x slower with 2 threads on an oversubscribed 2-core box)
+        with single_threaded():
             for _ in range(self.max_epochs):
                 order = rng.permutation(n).astype(np.int64) if self.shuffle else stream
                 mistakes.append(self._pass(X, yc, order, ex_sid, order))
@@ -514,7 +501,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         n = X.shape[0]
         rng = check_random_state(self.random_state)
         order = (rng.permutation(n) if self.shuffle else np.arange(n)).astype(np.int64)
-        with _serial():
+        with single_threaded():  # small blocks, as in fit
             mk = self._pass(X, yc, order, None, self.n_seen_ + order)
         self.mistakes_ = np.append(self.mistakes_, mk)
         self.n_seen_ += n

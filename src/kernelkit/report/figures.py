@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from .tables import clip, peer_name
 
 if TYPE_CHECKING:
-    from .runner import SectionResult
+    from .results import SectionResult
 
 __all__ = ["accuracy_rows", "accuracy_figure"]
 

@@ -22,7 +22,7 @@ from .tables import (
 )
 
 if TYPE_CHECKING:
-    from .runner import DemoResult, SectionResult
+    from .results import DemoResult, SectionResult
 
 __all__ = ["write_html", "render_html"]
 

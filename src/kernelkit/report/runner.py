@@ -19,12 +19,11 @@ import sys
 import time
 import traceback
 import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import DemoContext, Section
 from .figures import accuracy_figure
+from .results import DemoContext, DemoResult, Section, SectionResult
 from .tables import (
     NUMERIC_FROM,
     REFERENCE_COLUMNS,
@@ -43,45 +42,6 @@ SECTIONS_PACKAGE = "kernelkit.report.sections"
 HEARTBEAT_S = 10.0  # a long section prints a line at least this often
 DEMO_BUDGET_S = {True: 60.0, False: 600.0}  # targets: quick < 1 min, full < 10 min
 SECTION_BUDGET_S = {True: 10.0, False: 60.0}
-
-
-@dataclass
-class SectionResult:
-    """One section of the tour as run: its output, or how it failed."""
-
-    name: str
-    order: int
-    title: str
-    section: Section | None = None
-    error: str | None = None  # one line
-    traceback: str | None = None
-    seconds: float = 0.0
-    warnings: list[str] = field(default_factory=list)
-    figures_png: list[tuple[str, bytes]] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-
-@dataclass
-class DemoResult:
-    """What :func:`run_demo` returns."""
-
-    sections: list[SectionResult]
-    html_path: Path | None
-    seconds: float
-    quick: bool
-    not_in_tour: list[str] = field(default_factory=list)
-    summary_figures: list[tuple[str, bytes]] = field(default_factory=list)  # (caption, PNG)
-
-    @property
-    def ok(self) -> bool:
-        return all(s.ok for s in self.sections)
-
-    @property
-    def failed(self) -> list[SectionResult]:
-        return [s for s in self.sections if not s.ok]
 
 
 def _constants(origin: str | None) -> dict[str, Any]:

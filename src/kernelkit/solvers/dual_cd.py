@@ -288,8 +288,20 @@ def solve_dual_cd(
     >>> res.converged, bool(res.coef.min() >= 0), bool(res.coef.max() <= 1 / 30 + 1e-15)
     (True, True, True)
     """
-    from sklearn.utils import check_random_state
+    rows, y, Cs, step, lo, hi = _problem(K, X, y, loss, C, working_memory)
+    a, f = _start(step[0], alpha0, y, Cs, lo, hi, rows)
+    res = _run_cd(rows, a, f, y, Cs, lo, hi, step, float(tol), int(max_iter),
+                  bool(shrinking), random_state, callback)
+    if not res.converged and warn:
+        warnings.warn(
+            f"Dual coordinate descent reached max_iter={max_iter} epochs with duality gap "
+            f"{res.info['gap']:.3g} (relative {res.history[-1]:.3g} > tol={tol}); increase "
+            "max_iter or tol.", ConvergenceWarning, stacklevel=2)
+    return res
 
+
+def _problem(K, X, y, loss, C, working_memory):
+    """The validated problem: ``(rows, y, C per sample, (kind, c2, eps), lo, hi)``."""
     from ..losses import resolve_loss
 
     loss = resolve_loss(loss)
@@ -301,13 +313,27 @@ def solve_dual_cd(
     Cs = np.ascontiguousarray(np.broadcast_to(np.asarray(C, dtype=np.float64), (n,)))
     if np.any(~np.isfinite(Cs)) or np.any(Cs <= 0):
         raise ValueError("C must be finite and > 0 (for every sample).")
-    kind, c2, eps = _dual_step_kind(loss)
+    step = _dual_step_kind(loss)
     lo, hi = loss.dual_box(y, Cs)
     lo = np.ascontiguousarray(np.broadcast_to(lo, (n,)), dtype=np.float64)
     hi = np.ascontiguousarray(np.broadcast_to(hi, (n,)), dtype=np.float64)
-    a, f = _start(kind, alpha0, y, Cs, lo, hi, rows)
+    return rows, y, Cs, step, lo, hi
+
+
+def _run_cd(rows, a, f, y, Cs, lo, hi, step, tol, max_iter, shrinking, random_state,
+            callback) -> Result:
+    """Drive the numba loop from ``(a, f = K a)`` (updated in place) to its stop.
+
+    The coordinates are visited in an order drawn from ``random_state``. The loop returns
+    to Python to fetch a kernel row it lacks, and, with variables shrunk, for the gap
+    check on all of them (the shrunk outputs recomputed first).
+    """
+    from sklearn.utils import check_random_state
+
     rs = check_random_state(random_state)
     _seed(int(rs.randint(np.iinfo(np.int32).max)))
+    kind, c2, eps = step
+    n = y.shape[0]
     active = np.arange(n, dtype=np.int64)
     state = np.array([0, n, 0, -1], dtype=np.int64)
     dstate = np.array([np.inf, -np.inf, -np.inf, np.inf, np.nan, np.nan])
@@ -315,7 +341,7 @@ def solve_dual_cd(
     while True:
         status = _cd_loop(a, f, y, Cs, lo, hi, kind, c2, eps, rows.diag, rows.data,
                           rows.slot_of, rows.last_used, rows.tick, active, state, dstate,
-                          float(tol), int(max_iter), bool(shrinking))
+                          tol, max_iter, shrinking)
         if status == _NEED_ROW:
             rows.fetch(int(state[3]))
             continue
@@ -339,12 +365,7 @@ def solve_dual_cd(
             if callback is not None:
                 callback(int(state[0]), a, history[-1])
         break
-    converged = status in (_CONVERGED, _CHECK)
-    gap = float(P - D)
-    if not converged and warn:
-        warnings.warn(
-            f"Dual coordinate descent reached max_iter={max_iter} epochs with duality gap "
-            f"{gap:.3g} (relative {history[-1]:.3g} > tol={tol}); increase max_iter or tol.",
-            ConvergenceWarning, stacklevel=2)
-    info = dict(gap=gap, primal=float(P), dual=float(D), f=f, n_kernel_rows=rows.n_computed)
-    return Result(coef=a, n_iter=int(state[0]), converged=converged, history=history, info=info)
+    info = dict(gap=float(P - D), primal=float(P), dual=float(D), f=f,
+                n_kernel_rows=rows.n_computed)
+    return Result(coef=a, n_iter=int(state[0]), converged=status in (_CONVERGED, _CHECK),
+                  history=history, info=info)

@@ -297,16 +297,35 @@ def solve_multiclass_cd(
     """
     kind = _loss_kind(loss)
     K, y, Cv = _check_problem(K, y, n_classes, C, alpha)
-    n = K.shape[0]
-    diag = np.ascontiguousarray(np.diag(K), dtype=np.float64)
+    res = _ascend(kind, K, y, Cv, _start(coef_init, K.shape[0], n_classes), tol, max_iter,
+                  shrinking, np.random.default_rng(random_state), callback)
+    if not res.converged:
+        warnings.warn(
+            f"solve_multiclass_cd reached max_iter={max_iter} with relative duality gap "
+            f"{res.info['relative_gap']:.3g} (absolute {res.info['gap']:.3g}) > tol={tol}; "
+            "increase max_iter or tol.",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
+    return res
 
+
+def _start(coef_init, n, n_classes):
+    """The starting alpha: a float64 copy of ``coef_init``, or zeros."""
     A = np.zeros((n, n_classes))
     if coef_init is not None:
         A[:] = coef_init
+    return A
+
+
+def _ascend(kind, K, y, Cv, A, tol, max_iter, shrinking, rng, callback) -> Result:
+    """Passes of block coordinate ascent on ``A`` (in place), shrinking as the module notes
+    say, until the relative gap of all examples is at most ``tol`` or ``max_iter`` passes."""
+    n = K.shape[0]
+    diag = np.ascontiguousarray(np.diag(K), dtype=np.float64)
     everyone = np.arange(n)
     active = everyone
     Fa = _scores(K, A, active)  # Fa[j, t] = f_j(x_active[t]); only active columns are live
-    rng = np.random.default_rng(random_state)
     g = np.zeros(n)
     history = []
     converged = False
@@ -330,30 +349,19 @@ def solve_multiclass_cd(
             converged = True
             break
         if shrinking:
-            out = np.zeros(active.shape[0], dtype=np.bool_)
-            _shrinkable(A, Fa, active, y, out)
-            if out.any():
-                active, Fa = active[~out], np.ascontiguousarray(Fa[:, ~out])
+            active, Fa = _shrink(A, Fa, active, y)
     if active.shape[0] < n:
         Fa = _all_scores(K, A, active, Fa)
-    if not converged:
-        warnings.warn(
-            f"solve_multiclass_cd reached max_iter={max_iter} with relative duality gap "
-            f"{rel:.3g} (absolute {gap:.3g}) > tol={tol}; increase max_iter or tol.",
-            ConvergenceWarning,
-            stacklevel=2,
-        )
-    return Result(
-        coef=A,
-        n_iter=n_iter,
-        converged=converged,
-        history=history,
-        info={
-            "dual_objective": dual,
-            "primal_objective": primal,
-            "gap": gap,
-            "relative_gap": rel,
-            "scores": np.ascontiguousarray(Fa.T),
-            "n_active": int(active.shape[0]),
-        },
-    )
+    info = {"dual_objective": dual, "primal_objective": primal, "gap": gap,
+            "relative_gap": rel, "scores": np.ascontiguousarray(Fa.T),
+            "n_active": int(active.shape[0])}
+    return Result(coef=A, n_iter=n_iter, converged=converged, history=history, info=info)
+
+
+def _shrink(A, Fa, active, y):
+    """``(active, Fa)`` without the examples :func:`_shrinkable` marks."""
+    out = np.zeros(active.shape[0], dtype=np.bool_)
+    _shrinkable(A, Fa, active, y, out)
+    if out.any():
+        return active[~out], np.ascontiguousarray(Fa[:, ~out])
+    return active, Fa

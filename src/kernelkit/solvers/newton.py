@@ -92,6 +92,20 @@ def solve_newton(
     >>> bool(np.allclose(res.coef, np.linalg.solve(K + np.eye(40), y)))
     True
     """
+    loss, y, Cs, Kop = _problem(K, X, y, loss, C, working_memory)
+    res = _descend(loss, y, Cs, Kop, fit_intercept, tol, max_iter, cg_tol, direct_max,
+                   callback)
+    gap = res.info["gap"] = _duality_gap(loss, y, Cs, Kop, res.info["f"], res.info["primal"])
+    if not res.converged and warn:
+        warnings.warn(
+            f"Newton reached max_iter={max_iter} with Newton decrement "
+            f"{res.info['decrement']:.3g} and duality gap {gap:.3g}; increase max_iter or "
+            "tol.", ConvergenceWarning, stacklevel=2)
+    return res
+
+
+def _problem(K, X, y, loss, C, working_memory):
+    """The validated problem: ``(loss, y, C per sample, K as an array or operator)``."""
     from ..losses import resolve_loss
 
     loss = resolve_loss(loss)
@@ -100,10 +114,18 @@ def solve_newton(
     y = np.asarray(y, dtype=np.float64)
     n = y.shape[0]
     Kop = _as_operator(K, X, n, working_memory)
-    dense = isinstance(Kop, np.ndarray)
     Cs = np.broadcast_to(np.asarray(C, dtype=np.float64), (n,)).copy()
     if np.any(~np.isfinite(Cs)) or np.any(Cs <= 0):
         raise ValueError("C must be finite and > 0 (for every sample).")
+    return loss, y, Cs, Kop
+
+
+def _descend(loss, y, Cs, Kop, fit_intercept, tol, max_iter, cg_tol, direct_max,
+             callback) -> Result:
+    """Damped Newton steps from ``beta = 0, b = 0`` until half the squared decrement is
+    below ``tol * max(1, |P|)``; ``info`` without the gap."""
+    n = y.shape[0]
+    dense = isinstance(Kop, np.ndarray)
 
     def matvec(V):
         return Kop @ V
@@ -135,18 +157,16 @@ def solve_newton(
         b += t * db
         f = Kbeta + b
         P = _primal(loss, y, Cs, Kbeta, beta, f)
+    info = dict(intercept=float(b), f=f, primal=float(P), decrement=float(decrement))
+    return Result(coef=beta, n_iter=it, converged=converged, history=history, info=info)
+
+
+def _duality_gap(loss, y, Cs, Kop, f, P) -> float:
+    """``P - D(a)`` at ``a = -C l'(f)`` (inf where the conjugate is infinite)."""
     a = -Cs * loss.derivative(y, f)
     with np.errstate(over="ignore", invalid="ignore"):
-        D = -0.5 * a @ matvec(a) - Cs @ loss.conjugate(y, -a / Cs)
-    gap = float(P - D) if np.isfinite(D) else np.inf
-    if not converged and warn:
-        warnings.warn(
-            f"Newton reached max_iter={max_iter} with Newton decrement {decrement:.3g} and "
-            f"duality gap {gap:.3g}; increase max_iter or tol.", ConvergenceWarning,
-            stacklevel=2)
-    info = dict(intercept=float(b), f=f, primal=float(P), decrement=float(decrement),
-                gap=gap)
-    return Result(coef=beta, n_iter=it, converged=converged, history=history, info=info)
+        D = -0.5 * a @ (Kop @ a) - Cs @ loss.conjugate(y, -a / Cs)
+    return float(P - D) if np.isfinite(D) else np.inf
 
 
 def _primal(loss, y, Cs, Kbeta, beta, f) -> float:

@@ -6,15 +6,32 @@ Problem::
     Q_uv = ys_u ys_v K[idx_u, idx_v],   ys_u in {-1, +1}.
 
 ``idx`` maps variables to kernel rows, so that eps-SVR (2n variables on n rows) and C-SVC
-share one code path. Working-set selection uses second-order information (WSS2 of Fan,
+share one code path. The estimators' problems in this form:
+
+- C-SVC: ``p = -1``, ``ys = y``, ``0 <= b <= C``, ``idx = arange(n)``;
+- eps-SVR: ``p = eps -/+ y`` over the 2n variables, ``idx = [0..n-1, 0..n-1]``;
+- libsvm's nu-one-class: ``ys = 1``, ``p = 0``, ``upper = 1`` and a starting point
+  ``alpha0`` with ``sum = nu * n`` (first ``floor(nu n)`` ones, then the fractional
+  remainder), which fixes the constant ``ys^T b = ys^T alpha0``.
+
+Working-set selection uses second-order information (WSS2 of Fan,
 Chen & Lin, JMLR 2005); the step moves ``b_i += ys_i t``, ``b_j -= ys_j t`` (keeping
 ``ys^T b``) by ``t = min(b_ij / a_ij, room to the bounds)``; inactive variables are shrunk
 as in libsvm and the gradient is reconstructed before the final optimality check.
+
+With ``G = Q b + p``, the solver stops when the maximal KKT violation
+``max_{I_up} -ys G - min_{I_low} -ys G`` is below ``tol`` (libsvm's ``eps``). It reports
+(``Result.info``) libsvm's offset ``rho`` (decision ``f(x) = sum_r a_r k(x_r, x) - rho``),
+the coefficients per kernel row ``a_r = sum_{u: idx_u = r} ys_u b_u`` (``dual_coef``,
+length n_rows), ``gap`` (the exact duality gap of the QP with intercept ``-rho``),
+``kkt_violation``, ``objective`` (``1/2 b^T Q b + p^T b``), ``gradient`` (G) and
+``n_kernel_rows`` (rows computed, cache mode).
 """
 
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -235,8 +252,19 @@ def _rho_and_gap(b, G, ys, lo, hi):
     return rho, max(gap, 0.0)
 
 
-def _check_qp(p, ys, lower, upper, idx, alpha0, n_rows):
-    """The QP's arrays validated and contiguous: ``(p, ys, lower, upper, idx, b0)``."""
+class _QP(NamedTuple):
+    """The problem of the module docstring, validated; ``b`` the (feasible) start."""
+
+    p: np.ndarray
+    ys: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    idx: np.ndarray
+    b: np.ndarray
+
+
+def _check_qp(p, ys, lower, upper, idx, alpha0, n_rows) -> _QP:
+    """The QP's arrays validated and contiguous."""
     p = np.ascontiguousarray(p, dtype=np.float64)
     n_var = p.shape[0]
     ys = np.ones(n_var) if ys is None else np.ascontiguousarray(ys, dtype=np.float64)
@@ -253,7 +281,7 @@ def _check_qp(p, ys, lower, upper, idx, alpha0, n_rows):
     b = np.zeros(n_var) if alpha0 is None else np.array(alpha0, dtype=np.float64)
     if np.any(b < lo - 1e-12) or np.any(b > hi + 1e-12):
         raise ValueError("solve_smo: alpha0 must lie in [lower, upper].")
-    return p, ys, lo, hi, idx, np.clip(b, lo, hi)
+    return _QP(p, ys, lo, hi, idx, np.clip(b, lo, hi))
 
 
 def solve_smo(
@@ -282,7 +310,7 @@ def solve_smo(
         LRU cache), or a kernel (then ``X`` is required and the rows are computed as
         :class:`KernelRows` decides from ``working_memory``).
     p : ndarray (n_var,)
-        Linear term (``-1`` for C-SVC, ``eps -/+ y`` for eps-SVR, ``0`` for the nu-one-class).
+        Linear term (per estimator: see the module docstring).
     ys : ndarray (n_var,) of {-1, +1}, optional
         Signs in ``Q_uv = ys_u ys_v K[idx_u, idx_v]`` and in the equality constraint;
         default all ``+1``.
@@ -290,16 +318,13 @@ def solve_smo(
         Box (``lower <= upper``; ``lower`` may be negative, ``upper`` may be ``inf`` when the
         objective is bounded).
     idx : ndarray of int (n_var,), optional
-        Kernel row of each variable (default ``arange(n_var)``; eps-SVR: ``[0..n-1, 0..n-1]``).
+        Kernel row of each variable (default ``arange(n_var)``).
     alpha0 : ndarray (n_var,), optional
-        Feasible starting point (default zeros); fixes the constant ``ys^T alpha0``. For
-        libsvm's nu-one-class use ``ys = 1``, ``p = 0``, ``upper = 1`` and ``alpha0`` with
-        ``sum = nu * n`` (first ``floor(nu n)`` ones, then the fractional remainder).
+        Feasible starting point (default zeros); fixes the constant ``ys^T alpha0``.
     X : ndarray, optional
         Training inputs when ``K`` is a kernel.
     tol : float, default=1e-3
-        Stop when the maximal KKT violation ``max_{I_up} -ys G - min_{I_low} -ys G < tol``
-        (libsvm's ``eps``).
+        Stop when the maximal KKT violation is below ``tol`` (libsvm's ``eps``).
     max_iter : int, optional
         Default ``max(10_000_000, 100 n_var)``.
     shrinking : bool, default=True
@@ -314,11 +339,8 @@ def solve_smo(
     Returns
     -------
     Result
-        ``coef`` = ``b`` (n_var,); ``info``: ``rho`` (the offset, decision
-        ``f(x) = sum_r a_r k(x_r, x) - rho``), ``dual_coef`` (``a_r = sum_{u: idx_u=r} ys_u
-        b_u``, length n_rows), ``gap`` (exact duality gap of the QP with intercept ``-rho``),
-        ``kkt_violation``, ``objective`` (``1/2 b^T Q b + p^T b``), ``gradient`` (``Q b + p``),
-        ``n_kernel_rows`` (rows computed, cache mode).
+        ``coef`` = ``b`` (n_var,); ``info``: ``rho``, ``dual_coef``, ``gap``,
+        ``kkt_violation``, ``objective``, ``gradient``, ``n_kernel_rows`` (module docstring).
 
     Examples
     --------
@@ -333,9 +355,42 @@ def solve_smo(
     [-2.0, -1.0, 1.0, 2.0]
     """
     rows = as_kernel_rows(K, X, working_memory=working_memory)
-    p, ys, lo, hi, idx, b = _check_qp(p, ys, lower, upper, idx, alpha0, rows.n)
+    qp = _check_qp(p, ys, lower, upper, idx, alpha0, rows.n)
+    max_iter = max(10_000_000, 100 * len(qp.p)) if max_iter is None else int(max_iter)
+    res = _run_smo(rows, qp, float(tol), max_iter, bool(shrinking), callback)
+    if not res.converged and warn:
+        warnings.warn(
+            f"SMO reached max_iter={max_iter} with duality gap {res.info['gap']:.3g} (KKT "
+            f"violation {res.history[-1]:.3g} > tol={tol}); increase max_iter or tol.",
+            ConvergenceWarning, stacklevel=2)
+    return res
+
+
+def _solution_info(rows, p, ys, lo, hi, idx, b, yG) -> dict:
+    """solve_smo's ``info`` at ``b``, from the signed gradient ``yG = ys * (Q b + p)``."""
+    G = ys * yG
+    up = np.where(ys > 0, b < hi, b > lo)
+    low = np.where(ys > 0, b > lo, b < hi)
+    viol = float((np.max(-ys[up] * G[up]) if up.any() else -np.inf)
+                 + (np.max(ys[low] * G[low]) if low.any() else -np.inf))
+    rho, gap = _rho_and_gap(b, G, ys, lo, hi)
+    coef = np.zeros(rows.n)
+    np.add.at(coef, idx, ys * b)  # a_r = sum_{u: idx_u = r} ys_u b_u
+    return dict(rho=rho, gap=gap, kkt_violation=viol, dual_coef=coef,
+                objective=float(0.5 * np.dot(b, G + p)), gradient=G,
+                n_kernel_rows=int(rows.n_computed))
+
+
+def _run_smo(rows: KernelRows, qp: _QP, tol: float, max_iter: int, shrinking: bool,
+             callback) -> Result:
+    """Drive the numba loop from the feasible ``b`` (updated in place) to its stop.
+
+    The loop returns to Python to fetch a kernel row it lacks or to rebuild the gradient
+    of shrunk variables; at the stop every variable's gradient is brought up to date and
+    the solution reported (one ``callback`` call).
+    """
+    p, ys, lo, hi, idx, b = qp
     n_var = p.shape[0]
-    max_iter = max(10_000_000, 100 * n_var) if max_iter is None else int(max_iter)
     G = p.copy()
     if np.any(b != 0):
         _reconstruct(G, b, p, ys, idx, rows, np.arange(n_var))
@@ -350,7 +405,7 @@ def solve_smo(
         while True:
             status = _smo_loop(b, yG, ys, lo, hi, up, low, idx, rows.diag, rows.data,
                                rows.slot_of, rows.last_used, rows.tick, active, state,
-                               fstate, float(tol), max_iter, bool(shrinking))
+                               fstate, tol, max_iter, shrinking)
             if status == _NEED_ROW:
                 # one row at a time: SMO touches few rows (letters, n=16,000: ~3,000), and
                 # prefetching by violation computed 4x more rows than it saved calls
@@ -363,23 +418,8 @@ def solve_smo(
                 break
     if state[1] < n_var:  # stopped at max_iter with variables shrunk
         _reconstruct(yG, b, p, ys, idx, rows, active[state[1]:], signed=True)
-    G = ys * yG
-    up = np.where(ys > 0, b < hi, b > lo)
-    low = np.where(ys > 0, b > lo, b < hi)
-    viol = float((np.max(-ys[up] * G[up]) if up.any() else -np.inf)
-                 + (np.max(ys[low] * G[low]) if low.any() else -np.inf))
-    rho, gap = _rho_and_gap(b, G, ys, lo, hi)
+    info = _solution_info(rows, p, ys, lo, hi, idx, b, yG)
     if callback is not None:  # the numba loop runs to the end: one report
-        callback(int(state[0]), b, viol)
-    coef = np.zeros(rows.n)
-    np.add.at(coef, idx, ys * b)
-    converged = status == _CONVERGED
-    if not converged and warn:
-        warnings.warn(
-            f"SMO reached max_iter={max_iter} with duality gap {gap:.3g} (KKT violation "
-            f"{viol:.3g} > tol={tol}); increase max_iter or tol.", ConvergenceWarning,
-            stacklevel=2)
-    info = dict(rho=rho, gap=gap, kkt_violation=viol, dual_coef=coef,
-                objective=float(0.5 * np.dot(b, G + p)), gradient=G,
-                n_kernel_rows=int(rows.n_computed))
-    return Result(coef=b, n_iter=int(state[0]), converged=converged, history=[viol], info=info)
+        callback(int(state[0]), b, info["kkt_violation"])
+    return Result(coef=b, n_iter=int(state[0]), converged=status == _CONVERGED,
+                  history=[info["kkt_violation"]], info=info)
