@@ -239,6 +239,7 @@ _BAD_PARAMETERS = [
     ("MultiOutputGaussianProcessRegressor", dict(kappa_bounds="free"), "kappa_bounds"),
     ("SparseGaussianProcessRegressor", dict(inducing="grid"), "inducing"),
     ("KernelClassifier", dict(gamma="0.1"), "gamma"),
+    ("KernelClassifier", dict(alpha=np.inf), "alpha"),  # the penalty is finite
     ("KernelRegressor", dict(solver="lbfgs"), "solver"),
     ("MulticlassSVM", dict(C=0), "C"),
     ("KernelPerceptron", dict(variant="avg"), "variant"),

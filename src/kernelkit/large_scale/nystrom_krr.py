@@ -128,14 +128,14 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
     _parameter_constraints: dict = {
         **KERNEL_PARAMETER_CONSTRAINTS,
         "n_centers": [Interval(Integral, 1, None, closed="left")],
-        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "alpha": [Interval(Real, 0, np.inf, closed="neither")],
         "center_selection": [StrOptions({"uniform"})],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
         "tol": [Interval(Real, 0, None, closed="left")],
         "dtype": [StrOptions({"float32", "float64"}), Options(type, {np.float32, np.float64}),
                   Options(np.dtype, {np.dtype(np.float32), np.dtype(np.float64)}), None],
         "random_state": ["random_state"],
-        "working_memory": [Interval(Real, 0, None, closed="neither"), None],
+        "working_memory": [Interval(Real, 0, np.inf, closed="neither"), None],
         "verbose": ["verbose"],
     }
 

@@ -59,8 +59,8 @@ class BayesianLinearRegression(RegressorMixin, BaseEstimator):
     # InvalidParameterError (a ValueError and TypeError) naming the parameter
     _parameter_constraints: dict = {
         "features": [callable, None],
-        "alpha": [Interval(Real, 0, None, closed="neither")],
-        "noise": [Interval(Real, 0, None, closed="neither")],
+        "alpha": [Interval(Real, 0, np.inf, closed="neither")],
+        "noise": [Interval(Real, 0, np.inf, closed="neither")],
     }
 
     def __init__(self, features: Callable | None = None, alpha: float = 1.0,

@@ -54,10 +54,10 @@ _SOLVERS = ("auto", "smo", "dual_cd", "newton")
 _CONSTRAINTS: dict = {
     **KERNEL_PARAMETER_CONSTRAINTS,
     "loss": [str, Loss],
-    "alpha": [Interval(Real, 0, None, closed="neither")],
+    "alpha": [Interval(Real, 0, np.inf, closed="neither")],
     "fit_intercept": ["boolean"],
     "solver": [StrOptions(set(_SOLVERS))],
-    "tol": [Interval(Real, 0, None, closed="neither"), None],
+    "tol": [Interval(Real, 0, np.inf, closed="neither"), None],
     "max_iter": [Interval(Integral, 1, None, closed="left"), None],
     "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
     "loss_params": [dict, None],
@@ -335,7 +335,7 @@ class KernelClassifier(ClassifierMixin, _KernelMachine):
     _task = "classification"
     _test_params = [dict(tol=1e-9), dict(loss="logistic")]
     _parameter_constraints: dict = {
-        **_CONSTRAINTS, "alpha": [Interval(Real, 0, None, closed="neither"), None]}
+        **_CONSTRAINTS, "alpha": [Interval(Real, 0, np.inf, closed="neither"), None]}
 
     def __init__(self, loss="hinge", kernel="rbf", alpha: float | None = None,
                  fit_intercept: bool = True, solver: str = "auto", tol: float | None = None,

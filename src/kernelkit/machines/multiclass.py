@@ -128,7 +128,7 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
     # loss name is checked by _resolve_loss, whose message points binary losses elsewhere
     _parameter_constraints: dict = {
         **KERNEL_PARAMETER_CONSTRAINTS,
-        "C": [Interval(Real, 0, None, closed="neither")],
+        "C": [Interval(Real, 0, np.inf, closed="neither")],
         "loss": [str, MulticlassLoss],
         "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
         "tol": [Interval(Real, 0, None, closed="left")],

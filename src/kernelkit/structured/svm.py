@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from numbers import Integral, Real
 
+import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -109,7 +110,7 @@ class StructuredSVM(JointKernelModel):
     # InvalidParameterError (a ValueError and TypeError) naming the parameter
     _parameter_constraints: dict = {
         **SHARED_CONSTRAINTS,
-        "C": [Interval(Real, 0, None, closed="neither")],
+        "C": [Interval(Real, 0, np.inf, closed="neither")],
         "solver": [StrOptions(set(_SOLVERS))],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
