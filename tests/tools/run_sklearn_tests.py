@@ -62,6 +62,11 @@ CLASSIFIED: dict[str, tuple[str, str]] = {
     "test_svm.py::test_oneclass": ("fixed", "OneClassSVM() is now the nu = 0.5 model"),
     "test_kernel_approximation.py::test_nystroem_precomputed_kernel": (
         "fixed", "Nystroem(kernel='precomputed') is supported (fit on K(X, X))"),
+    "test_gpr.py::test_gpr_correct_error_message": (
+        "documented", "a K + alpha I that is not positive definite gets the adaptive jitter "
+        "with a JitterWarning instead of LinAlgError (GaussianProcessRegressor docstring)"),
+    "test_gpc.py::test_warning_bounds": (
+        "fixed", "the bound warning named the adapter's kernel__length_scale"),
     "test_kernel_approximation.py::test_rbf_sampler_gamma_scale": (
         "private", "reads the private attribute _gamma (our features equal RBFSampler's)"),
 }
