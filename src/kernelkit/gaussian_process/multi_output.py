@@ -18,9 +18,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
 from sklearn.utils import check_array, check_consistent_length, check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from threadpoolctl import threadpool_limits
 
 from .._progress import progress_bar
+from .._threads import limit_blas
 from .._validation import check_is_fitted, validate_data
 from ..kernels import RBF, resolve_kernel
 from ..linalg import block_rows, jitter_cholesky
@@ -345,7 +345,7 @@ class MultiOutputGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, Base
         try:
             if serial:
                 numba.set_num_threads(1)  # thread-local in numba, restored below
-            with threadpool_limits(limits=1 if serial else None, user_api="blas"), \
+            with limit_blas(1 if serial else None), \
                     progress_bar(self.verbose, total=len(starts), desc="MOGP restarts") as bar:
                 for theta0 in starts:
                     optima.append(minimize_once(obj_func, theta0, bounds, self.optimizer))
