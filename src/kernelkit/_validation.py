@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import numbers
+from numbers import Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 from sklearn.utils.validation import validate_data as _sk_validate_data
 
@@ -22,9 +24,22 @@ __all__ = [
     "check_two_classes",
     "plain",
     "FLOAT_DTYPES",
+    "KERNEL_PARAMETER_CONSTRAINTS",
 ]
 
 FLOAT_DTYPES = (np.float64, np.float32)
+
+# scikit-learn's parameter validation (``_parameter_constraints``) of the kernel parameters
+# every kernel estimator shares, as in scikit-learn's KernelRidge: ``kernel`` is a name, a
+# kernelkit kernel, a scikit-learn GP kernel or a function (kernel objects are callable);
+# a name that resolve_kernel does not know still gets its ValueError listing the names
+KERNEL_PARAMETER_CONSTRAINTS: dict = {
+    "kernel": [str, callable],
+    "gamma": [Interval(Real, 0, None, closed="left"), None],
+    "degree": [Interval(Real, 0, None, closed="left")],
+    "coef0": [Real],
+    "kernel_params": [dict, None],
+}
 
 
 def validate_data(estimator, X="no_validation", y="no_validation", **kwargs):

@@ -77,7 +77,8 @@ def test_sample_weight_is_passed_on():
 
 @pytest.mark.parametrize("kw, match", [
     (dict(estimators=[]), "non-empty"),
-    (dict(estimators="stump"), "non-empty"),
+    (dict(estimators="stump"), "'estimators' parameter of MajorityVote must be"),
+    (dict(estimators=[]), "non-empty"),
     (dict(estimators=["forest"]), "unknown member"),
     (dict(estimators=[object()]), "fit and predict"),
     (dict(estimators=[DecisionStump]), "instances"),

@@ -179,3 +179,16 @@ def test_bad_input():
     with pytest.raises(ValueError, match="n_restarts_optimizer"):
         GaussianProcessClassifier(RBF(1.0, length_scale_bounds=(1e-5, np.inf)),
                                   n_restarts_optimizer=1).fit(X, y)
+
+
+def test_bound_warning_names_the_scikit_learn_kernels_parameter():
+    """scikit-learn's test_warning_bounds: a scikit-learn kernel's optimum at a bound is
+    reported under its own parameter name (not the adapter's kernel__ prefix)."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    X = np.atleast_2d(np.linspace(0, 10, 30)).T
+    y = np.array(X.ravel() > 2.5)
+    gpc = GaussianProcessClassifier(kernel=sk.RBF(length_scale_bounds=[1e-5, 1e-3]))
+    with pytest.warns(ConvergenceWarning, match="The optimal value found for dimension 0 of "
+                      "parameter length_scale is close to the specified upper bound 0.001"):
+        gpc.fit(X, y)

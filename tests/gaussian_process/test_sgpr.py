@@ -265,7 +265,9 @@ def test_kernel_without_input_gradient_for_optimize_inducing():
 
 @pytest.mark.parametrize("bounds, match", [((1e-3, 1e-2), "outside noise_variance_bounds"),
                                            ((1.0, 0.1), "0 < low <= high"),
-                                           ("free", "'fixed' or a")])
+                                           ("free", "noise_variance_bounds' parameter of "
+                                            "SparseGaussianProcessRegressor must be a str "
+                                            "among {'fixed'} or an array-like")])
 def test_noise_bounds_that_exclude_the_start(bounds, match):
     X, Y = _data(n=30)
     with pytest.raises(ValueError, match=match):

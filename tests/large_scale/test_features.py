@@ -161,7 +161,7 @@ def test_nystroem_drop_in_gaps_of_issue_22():
     X = np.abs(rng.normal(size=(40, 4)))
     Z = Nystroem("chi2", n_components=40, random_state=0).fit_transform(X)
     np.testing.assert_allclose(Z @ Z.T, chi2_kernel(X), atol=1e-8)  # gamma = 1
-    with pytest.raises(ValueError, match="callable kernel"):
+    with pytest.raises(ValueError, match="Don.t pass gamma, coef0 or degree to Nystroem"):
         Nystroem(lambda a, b: float(a @ b), gamma=0.1).fit(X)
     for kernel in ("sigmoid", "additive_chi2"):
         ours = Nystroem(kernel, n_components=20, random_state=0).fit_transform(X)
@@ -177,3 +177,43 @@ def test_random_fourier_features_gamma_scale_is_rbfsamplers():
     ours = RandomFourierFeatures(gamma="scale", n_components=50, random_state=0).fit(X)
     sk = RBFSampler(gamma="scale", n_components=50, random_state=0).fit(X)
     np.testing.assert_allclose(ours.transform(X), sk.transform(X), rtol=1e-10, atol=1e-12)
+
+
+def test_nystroem_precomputed_equals_sklearn():
+    """kernel="precomputed" as scikit-learn: fit on K(X, X), transform K(X_new, X); with every
+    sample a component (all scikit-learn supports) the features equal its features."""
+    from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
+
+    X, Xt = _X(30), _X(7, seed=3)
+    for kfun in (lambda A, B: rbf_kernel(A, B, gamma=0.2),
+                 lambda A, B: polynomial_kernel(A, B, degree=2, coef0=0.1)):
+        K, Kt = kfun(X, X), kfun(Xt, X)
+        ours = Nystroem("precomputed", n_components=30, random_state=0).fit(K)
+        theirs = SkNystroem(kernel="precomputed", n_components=30, random_state=0).fit(K)
+        np.testing.assert_array_equal(ours.component_indices_, theirs.component_indices_)
+        np.testing.assert_allclose(ours.components_, theirs.components_)
+        np.testing.assert_allclose(ours.transform(Kt), theirs.transform(Kt), rtol=1e-6,
+                                   atol=1e-8)
+        np.testing.assert_allclose(ours.fit_transform(K) @ ours.fit_transform(K).T, K,
+                                   atol=1e-6)
+
+
+def test_nystroem_precomputed_with_fewer_components_equals_the_kernel_path():
+    """With M < n components (scikit-learn raises there) the features from K(X, X) and
+    K(X_new, X) equal those computed from X with the same kernel and random_state:
+    K_MM is the block of K at the sampled rows and columns, k_M(x) its sampled columns."""
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    X, Xt = _X(50), _X(9, seed=4)
+    direct = Nystroem("rbf", n_components=12, gamma=0.3, random_state=1).fit(X)
+    pre = Nystroem("precomputed", n_components=12, random_state=1).fit(rbf_kernel(X, gamma=0.3))
+    np.testing.assert_array_equal(pre.component_indices_, direct.component_indices_)
+    np.testing.assert_allclose(pre.transform(rbf_kernel(Xt, X, gamma=0.3)),
+                               direct.transform(Xt), rtol=1e-8, atol=1e-10)
+    assert pre.components_.shape == (12, 50)  # the sampled rows of K(X, X)
+    with pytest.raises(ValueError, match="Don't pass gamma, coef0 or degree"):
+        Nystroem("precomputed", gamma=1.0).fit(rbf_kernel(X))
+    with pytest.raises(ValueError, match="square kernel matrix"):
+        Nystroem("precomputed").fit(X)
+    with pytest.raises(ValueError, match="50 features"):
+        pre.transform(rbf_kernel(Xt, X[:40]))

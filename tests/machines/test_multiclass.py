@@ -161,9 +161,9 @@ def test_two_classes_decision_is_one_dimensional():
 
 
 @pytest.mark.parametrize("params, match", [
-    (dict(C=0.0), "C must be"), (dict(C=-1.0), "C must be"),
+    (dict(C=0.0), "'C' parameter of MulticlassSVM must be"), (dict(C=-1.0), "'C' parameter"),
     (dict(loss="hinge"), "Unknown loss"), (dict(loss="bogus"), "Unknown loss"),
-    (dict(gamma="bogus"), "gamma must be"), (dict(max_iter=0), "max_iter"),
+    (dict(gamma="bogus"), "'gamma' parameter"), (dict(max_iter=0), "max_iter"),
 ])
 def test_bad_parameters(params, match):
     X, y = _blobs()

@@ -47,7 +47,8 @@ def test_notes_decision_is_f_minus_one():
     np.testing.assert_array_equal(oc.predict(Z), np.where(f >= 1, 1, -1))
     assert oc.offset_.tolist() == [1.0] and oc.intercept_.tolist() == [-1.0]
     # larger C: larger inlier region; C <= 1 leaves no inlier for a kernel bounded by 1
-    small = OneClassSVM(C=1.0, gamma=0.5, random_state=0).fit(X)
+    with pytest.warns(UserWarning, match="marks every training point as an outlier"):
+        small = OneClassSVM(C=1.0, gamma=0.5, random_state=0).fit(X)
     assert np.all(small.predict(X) == -1)
     big = OneClassSVM(C=200.0, gamma=0.5, random_state=0).fit(X)
     assert np.mean(big.predict(X) == 1) > np.mean(oc.predict(X) == 1)

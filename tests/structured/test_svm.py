@@ -148,7 +148,7 @@ def test_bad_input():
         m.fit(X, Y[:-1] + [np.zeros(len(Y[-1]) + 1, int)])
     with pytest.raises(ValueError, match="oracle is required"):
         StructuredSVM().fit(X, Y)
-    with pytest.raises(ValueError, match="C must be > 0"):
+    with pytest.raises(ValueError, match="'C' parameter of StructuredSVM must be"):
         StructuredSVM(ChainOracle(2), C=0).fit(X, Y)
     with pytest.raises(ValueError, match="solver"):
         StructuredSVM(ChainOracle(2), solver="sgd").fit(X, Y)
@@ -245,9 +245,11 @@ def test_bad_oracle_and_labels_give_clear_errors():
     Xm, ym = _blobs(n=12)
     with pytest.raises(ValueError, match="NaN"):
         StructuredSVM(MulticlassOracle()).fit(Xm, np.where(ym == 0, np.nan, ym))
+    # two passes on purpose (any fitted model will do): the stop is reported
+    with pytest.warns(ConvergenceWarning, match="stopped after max_iter=2 passes"):
+        m = StructuredSVM(ChainOracle(2), kernel="linear", max_iter=2, tol=1.0).fit(X, Y)
     with pytest.raises(ValueError, match="length 0"):
-        StructuredSVM(ChainOracle(2), kernel="linear", max_iter=2, tol=1.0).fit(X, Y).predict(
-            [np.zeros((0, 1))])
+        m.predict([np.zeros((0, 1))])
 
 
 def test_user_oracle_trains_end_to_end_like_the_builtin():

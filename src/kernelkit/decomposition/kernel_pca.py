@@ -31,6 +31,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._threads import limit_blas, pool
 from .._validation import (
     FLOAT_DTYPES,
+    KERNEL_PARAMETER_CONSTRAINTS,
     check_is_fitted,
     check_nonnegative,
     resolve_estimator_kernel,
@@ -265,11 +266,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     # InvalidParameterError (a ValueError and TypeError) naming the parameter
     _parameter_constraints: dict = {
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
-        "kernel": [str, callable],
-        "gamma": [Interval(Real, 0, None, closed="left"), None],
-        "degree": [Interval(Real, 0, None, closed="left")],
-        "coef0": [Real],
-        "kernel_params": [dict, None],
+        **KERNEL_PARAMETER_CONSTRAINTS,
         "alpha": [Interval(Real, 0, None, closed="left")],
         "fit_inverse_transform": ["boolean"],
         "eigen_solver": [StrOptions({"auto", "dense", "randomized", "lobpcg", "arpack"})],

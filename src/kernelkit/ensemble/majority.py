@@ -78,6 +78,13 @@ class MajorityVote(ClassifierMixin, BaseEstimator):
 
     _test_params = [dict(estimators=[("a", "stump"), ("b", "tree"), ("c", "linear")])]
 
+    # scikit-learn's parameter validation (VotingClassifier's constraints; a tuple of members
+    # is accepted too); each member is checked by _members, naming what it lacks
+    _parameter_constraints: dict = {
+        "estimators": [list, tuple],
+        "weights": ["array-like", None],
+    }
+
     def __init__(self, estimators, weights=None):
         self.estimators = estimators
         self.weights = weights
@@ -117,6 +124,7 @@ class MajorityVote(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()
         members = self._members()
         X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES)
         check_classification_targets(y)

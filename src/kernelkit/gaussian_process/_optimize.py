@@ -7,12 +7,23 @@ or None (keep theta); restarts start log-uniformly within the bounds.
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 import scipy.optimize
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._optimizer_warnings import warn_lbfgs_stop
 
-__all__ = ["minimize_once", "minimize_with_restarts", "log_uniform_starts"]
+__all__ = ["OPTIMIZER_CONSTRAINTS", "minimize_once", "minimize_with_restarts",
+           "log_uniform_starts"]
+
+# scikit-learn's parameter validation of the two optimizer parameters every GP shares (the
+# constraints of scikit-learn's GaussianProcessRegressor)
+OPTIMIZER_CONSTRAINTS: dict = {
+    "optimizer": [StrOptions({"fmin_l_bfgs_b"}), callable, None],
+    "n_restarts_optimizer": [Interval(Integral, 0, None, closed="left")],
+}
 
 
 def minimize_once(obj_func, theta0, bounds, optimizer):

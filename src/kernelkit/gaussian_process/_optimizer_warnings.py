@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from ..exceptions import ConvergenceWarning
+from ..kernels import SklearnKernel
 
 __all__ = ["warn_close_to_bounds", "warn_lbfgs_stop", "BOUND_RTOL"]
 
@@ -45,6 +46,10 @@ def warn_close_to_bounds(kernel, rtol: float = BOUND_RTOL) -> None:
     >>> "close to the specified lower bound 1e-05" in str(rec[0].message)
     True
     """
+    if isinstance(kernel, SklearnKernel):
+        # the user's scikit-learn kernel (it holds the learned values): its parameter names,
+        # "length_scale" rather than the adapter's "kernel__length_scale", as scikit-learn
+        kernel = kernel.kernel
     theta = np.asarray(kernel.theta, dtype=float)
     # |log bound - log value| <= rtol |log value| (+ a tiny absolute term for bounds at 1)
     close = np.isclose(np.asarray(kernel.bounds, dtype=float), theta[:, None],

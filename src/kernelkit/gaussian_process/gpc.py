@@ -9,11 +9,14 @@ one-vs-one committees of binary problems, as scikit-learn.
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.multiclass import OneVsOneClassifier, OneVsRestClassifier
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._threads import single_threaded
@@ -31,7 +34,7 @@ from ._laplace import (
     logistic_gaussian_integral,
     posterior_mode,
 )
-from ._optimize import minimize_with_restarts
+from ._optimize import OPTIMIZER_CONSTRAINTS, minimize_with_restarts
 from ._optimizer_warnings import warn_close_to_bounds
 
 # Up to this many training points the binary fit runs on one BLAS and one numba thread
@@ -226,6 +229,19 @@ class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
     True
     """
 
+    # scikit-learn's parameter validation (its GaussianProcessClassifier's constraints;
+    # kernel also a kernelkit kernel or a name)
+    _parameter_constraints: dict = {
+        **OPTIMIZER_CONSTRAINTS,
+        "kernel": [None, str, callable],
+        "max_iter_predict": [Interval(Integral, 1, None, closed="left")],
+        "warm_start": ["boolean"],
+        "copy_X_train": ["boolean"],
+        "random_state": ["random_state"],
+        "multi_class": [StrOptions({"one_vs_rest", "one_vs_one"})],
+        "n_jobs": [Integral, None],
+    }
+
     def __init__(self, kernel=None, *, optimizer="fmin_l_bfgs_b", n_restarts_optimizer=0,
                  max_iter_predict=100, warm_start=False, copy_X_train=True,
                  random_state=None, multi_class="one_vs_rest", n_jobs=None):
@@ -257,6 +273,7 @@ class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
         """
         from sklearn.gaussian_process.kernels import CompoundKernel
 
+        self._validate_params()
         if isinstance(self.kernel, CompoundKernel):
             raise ValueError("kernel cannot be a CompoundKernel: give one kernel, shared "
                              "in form by every binary problem.")
@@ -265,10 +282,6 @@ class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
         else:
             X, y = validate_data(self, X, y, ensure_2d=False, dtype=None)
         check_classification_targets(y)
-        if self.multi_class not in ("one_vs_rest", "one_vs_one"):
-            raise ValueError(
-                f"multi_class must be 'one_vs_rest' or 'one_vs_one'; got {self.multi_class!r}."
-            )
         base = _BinaryLaplaceGPC(
             kernel=self.kernel, optimizer=self.optimizer,
             n_restarts_optimizer=self.n_restarts_optimizer,

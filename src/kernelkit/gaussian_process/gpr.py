@@ -10,10 +10,12 @@ from __future__ import annotations
 import copy
 import numbers
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
 
 from .._blas import gram
 from .._progress import progress_bar
@@ -28,7 +30,7 @@ from ._online import (
     gp_log_marginal_likelihood_value,
     scalar_noise,
 )
-from ._optimize import minimize_once, minimize_with_restarts
+from ._optimize import OPTIMIZER_CONSTRAINTS, minimize_once, minimize_with_restarts
 from ._optimizer_warnings import warn_close_to_bounds
 from ._sampling import pathwise_samples, sample_from_covariance
 
@@ -116,6 +118,19 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
     >>> bool(np.all(std >= 0))
     True
     """
+
+    # scikit-learn's parameter validation (its GaussianProcessRegressor's constraints; kernel
+    # also a kernelkit kernel or a name, alpha also a list)
+    _parameter_constraints: dict = {
+        **OPTIMIZER_CONSTRAINTS,
+        "kernel": [None, str, callable],
+        "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
+        "normalize_y": ["boolean"],
+        "copy_X_train": ["boolean"],
+        "n_targets": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
 
     def __init__(
         self,
@@ -205,6 +220,7 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()
         X, y = validate_data(self, X, y, multi_output=True, y_numeric=True,
                              **self._input_spec())
         y = np.asarray(y, dtype=np.float64)
@@ -500,6 +516,7 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()
         check_is_fitted(self, "L_")
         X = validate_data(self, X, reset=False, dtype=np.float64)
         y = check_new_targets(y, X.shape[0], self.y_train_)

@@ -11,10 +11,12 @@ log marginal likelihood by L-BFGS-B with analytic gradients (``_coregionalizatio
 from __future__ import annotations
 
 import numbers
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
 from sklearn.utils import check_array, check_consistent_length, check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._progress import progress_bar
 from .._threads import single_threaded
@@ -26,7 +28,7 @@ from ._kronecker import kronecker_log_marginal_likelihood
 from ._kronecker_profile import profiled_minimize
 from ._lmc_init import initial_coregionalization, restart_theta
 from ._lmc_posterior import DensePosterior, KroneckerPosterior, prior_covariance, prior_variance
-from ._optimize import minimize_with_restarts
+from ._optimize import OPTIMIZER_CONSTRAINTS, minimize_with_restarts
 from .gpr import SERIAL_BLAS_MAX_N
 
 __all__ = ["MultiOutputGaussianProcessRegressor"]
@@ -126,6 +128,24 @@ class MultiOutputGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, Base
     ((2, 2), (2, 2), (1, 2, 2))
     """
 
+    # scikit-learn's parameter validation (GaussianProcessRegressor's constraints for the
+    # parameters it shares); values are checked against the data in fit
+    _parameter_constraints: dict = {
+        **OPTIMIZER_CONSTRAINTS,
+        "kernel": [None, str, callable, list, tuple],
+        "rank": [Interval(Integral, 0, None, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="neither"), "array-like", None],
+        "alpha_bounds": [StrOptions({"fixed"}), "array-like"],
+        "W_init": ["array-like", None],
+        "kappa_init": [Interval(Real, 0, None, closed="neither"), "array-like", None],
+        "kappa_bounds": [StrOptions({"fixed"}), "array-like"],
+        "solver": [StrOptions({"auto", "kronecker", "cholesky"})],
+        "normalize_y": ["boolean"],
+        "copy_X_train": ["boolean"],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
     def __init__(
         self,
         kernel=None,
@@ -215,9 +235,6 @@ class MultiOutputGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, Base
         return b
 
     def _check_solver(self, Q: int, complete: bool) -> str:
-        if self.solver not in ("auto", "kronecker", "cholesky"):
-            raise ValueError(f"solver must be 'auto', 'kronecker' or 'cholesky'; got "
-                             f"{self.solver!r}.")
         fast = Q == 1 and complete
         if self.solver == "kronecker" and not fast:
             raise ValueError("solver='kronecker' needs one kernel and every output observed at "
@@ -239,6 +256,7 @@ class MultiOutputGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, Base
         -------
         self
         """
+        self._validate_params()
         X = validate_data(self, X, dtype=np.float64)
         Y, self._y_1d = self._validate_targets(X, y)
         n, T = Y.shape

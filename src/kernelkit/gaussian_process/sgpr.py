@@ -8,14 +8,15 @@ chunk (on a cluster), O(n M^2) time and O(block M) memory per evaluation.
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.optimize
 from scipy.linalg import solve_triangular
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._progress import progress_bar
 from .._threads import single_threaded
@@ -24,6 +25,7 @@ from ..exceptions import JitterWarning, NumericalError
 from ..kernels import RBF, Constant
 from ._collapsed_bound import collapsed_bound
 from ._inducing import candidate_count, select_inducing
+from ._optimize import OPTIMIZER_CONSTRAINTS
 from ._optimizer_warnings import warn_lbfgs_stop
 from ._rows import InMemoryRows, rows_per_block
 from ._sgpr_data import is_dask, prepare_rows
@@ -136,6 +138,23 @@ class SparseGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstim
 
     _test_params = [dict(), dict(n_inducing=10, inducing="greedy")]
 
+    # scikit-learn's parameter validation (GaussianProcessRegressor's constraints for the
+    # parameters it shares); the noise bounds are checked against noise_variance in fit
+    _parameter_constraints: dict = {
+        **OPTIMIZER_CONSTRAINTS,
+        "kernel": [None, str, callable],
+        "n_inducing": [Interval(Integral, 1, None, closed="left")],
+        "inducing_points": ["array-like", None],
+        "inducing": [StrOptions({"kmeans", "random", "greedy"})],
+        "optimize_inducing": ["boolean"],
+        "noise_variance": [Interval(Real, 0, np.inf, closed="neither")],  # finite
+        "noise_variance_bounds": [StrOptions({"fixed"}), "array-like"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "normalize_y": ["boolean"],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
     def __init__(
         self,
         kernel=None,
@@ -168,26 +187,6 @@ class SparseGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstim
         self.verbose = verbose
 
     # ---------------------------------------------------------------- checks
-    def _check_params(self):
-        for name in ("n_inducing", "max_iter"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-                raise ValueError(f"{name} must be a positive integer; got {v!r}.")
-        r = self.n_restarts_optimizer
-        if isinstance(r, bool) or not isinstance(r, numbers.Integral) or r < 0:
-            raise ValueError(f"n_restarts_optimizer must be an integer >= 0; got {r!r}.")
-        if self.inducing not in ("kmeans", "random", "greedy"):
-            raise ValueError(
-                f"inducing must be 'kmeans', 'random' or 'greedy'; got {self.inducing!r}.")
-        if not (self.optimizer is None or self.optimizer == "fmin_l_bfgs_b"
-                or callable(self.optimizer)):
-            raise ValueError(f"optimizer must be 'fmin_l_bfgs_b', a callable or None; got "
-                             f"{self.optimizer!r}.")
-        s = self.noise_variance
-        if isinstance(s, bool) or not isinstance(s, numbers.Real) or not (0 < s < np.inf):
-            raise ValueError(f"noise_variance must be a finite number > 0; got {s!r}.")
-        return self._noise_bounds(float(s))
-
     def _noise_bounds(self, s: float):
         """Log bounds of the noise variance, or None when it is fixed."""
         b = self.noise_variance_bounds
@@ -245,7 +244,8 @@ class SparseGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstim
         -------
         self
         """
-        log_bounds = self._check_params()
+        self._validate_params()
+        log_bounds = self._noise_bounds(float(self.noise_variance))
         rows, self._y_train_mean, self._y_train_std, y_ndim = prepare_rows(self, X, y)
         rng = check_random_state(self.random_state)
         kernel = self._prior_kernel(rows.shape[1])

@@ -8,11 +8,20 @@ e_i = (y_i - yhat_i) / (1 - H_ii) (the notes' "LOO without refitting").
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.model_selection import check_cv
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._validation import FLOAT_DTYPES, check_is_fitted, resolve_estimator_kernel, validate_data
+from .._validation import (
+    FLOAT_DTYPES,
+    KERNEL_PARAMETER_CONSTRAINTS,
+    check_is_fitted,
+    resolve_estimator_kernel,
+    validate_data,
+)
 from ..exceptions import NumericalError
 from ..linalg import KernelOperator, top_eigh
 
@@ -97,6 +106,13 @@ class KernelRidgeCV(MultiOutputMixin, RegressorMixin, BaseEstimator):
     (80, 3)
     """
 
+    # scikit-learn's parameter validation (RidgeCV's constraints for alphas and cv)
+    _parameter_constraints: dict = {
+        **KERNEL_PARAMETER_CONSTRAINTS,
+        "alphas": ["array-like", Interval(Real, 0, None, closed="neither")],
+        "cv": [StrOptions({"loo", "gcv"}), "cv_object"],
+    }
+
     def __init__(
         self,
         alphas=(0.1, 1.0, 10.0),
@@ -133,14 +149,13 @@ class KernelRidgeCV(MultiOutputMixin, RegressorMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()
         X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=FLOAT_DTYPES)
         alphas = _check_alphas(self.alphas)
         ravel = y.ndim == 1
         Y = np.asarray(y, dtype=np.float64).reshape(len(y), -1)
         self.kernel_ = resolve_estimator_kernel(self, X.shape[1])
         if isinstance(self.cv, str):
-            if self.cv not in ("loo", "gcv"):
-                raise ValueError(f"cv must be 'loo', 'gcv', an int or a splitter; got {self.cv!r}.")
             lam, Q = _eigh_kernel(self.kernel_, X)
             QtY = Q.T @ Y
             errors = self._efficient_cv(lam, Q, Y, QtY, alphas)  # (n, t, n_alphas)

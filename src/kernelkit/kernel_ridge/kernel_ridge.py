@@ -17,6 +17,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._progress import progress_bar
 from .._validation import (
     FLOAT_DTYPES,
+    KERNEL_PARAMETER_CONSTRAINTS,
     check_is_fitted,
     check_sample_weight,
     resolve_estimator_kernel,
@@ -145,12 +146,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
     # scikit-learn's parameter validation: an invalid type or value raises
     # InvalidParameterError (a ValueError and TypeError) naming the parameter
     _parameter_constraints: dict = {
+        **KERNEL_PARAMETER_CONSTRAINTS,
         "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
-        "kernel": [str, callable],
-        "gamma": [Interval(Real, 0, None, closed="left"), None],
-        "degree": [Interval(Real, 0, None, closed="left")],
-        "coef0": [Real],
-        "kernel_params": [dict, None],
         "fit_intercept": ["boolean"],
         "solver": [StrOptions({"auto", "cholesky", "mixed", "cg"})],
         "tol": [Interval(Real, 0, None, closed="left")],

@@ -49,7 +49,10 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     Parameters
     ----------
     kernel : str, callable or Kernel, default="rbf"
-        Anything :func:`~kernelkit.kernels.resolve_kernel` accepts except "precomputed".
+        Anything :func:`~kernelkit.kernels.resolve_kernel` accepts. ``"precomputed"``, as
+        in scikit-learn: ``fit`` takes the square kernel matrix ``K(X, X)`` and
+        ``transform`` takes ``K(X_new, X)`` (one column per training sample);
+        ``components_`` are then the sampled rows of ``K(X, X)``.
     n_components : int, default=100
         M, the number of sampled training rows (clamped to n with a warning).
     gamma, coef0, degree, kernel_params :
@@ -77,6 +80,12 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     - ``normalization_`` comes from a symmetric eigendecomposition (the same matrix as
       scikit-learn's SVD, up to rounding); ``component_indices_`` are the same rows.
     - Sparse X is not accepted yet (issue 15).
+    - ``kernel="precomputed"`` also works with ``n_components`` below the number of
+      samples (scikit-learn then raises "Precomputed metric requires shape ...": it takes
+      the sampled rows of ``K(X, X)`` as the kernel between the components, which is
+      square only when every sample is a component). Here ``K_MM`` is the block of
+      ``K(X, X)`` at the sampled rows and columns; with every sample a component the
+      features equal scikit-learn's.
 
     Examples
     --------
@@ -119,6 +128,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         Parameters
         ----------
         X : array of shape (n_samples, n_features)
+            Or the (n_samples, n_samples) kernel matrix with ``kernel="precomputed"``.
         y : ignored
 
         Returns
@@ -130,17 +140,22 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         X = validate_data(self, X, dtype=FLOAT_DTYPES)
         n = X.shape[0]
         user_function = callable(self.kernel) and not hasattr(self.kernel, "get_params")
-        if user_function and any(p is not None for p in (self.gamma, self.coef0, self.degree)):
+        named_precomputed = isinstance(self.kernel, str) and self.kernel == "precomputed"
+        if (user_function or named_precomputed) and any(
+                p is not None for p in (self.gamma, self.coef0, self.degree)):
             raise ValueError("Don't pass gamma, coef0 or degree to Nystroem if using a "
-                             "callable kernel; pass them in kernel_params.")
+                             "callable or precomputed kernel; pass a callable's parameters "
+                             "in kernel_params.")
         # chi2's own default gamma is 1 (as scikit-learn's chi2_kernel), not 1 / n_features
         gamma = 1.0 if self.gamma is None and self.kernel == "chi2" else self.gamma
         kernel = resolve_kernel(
             self.kernel, gamma=gamma, degree=3 if self.degree is None else self.degree,
             coef0=1 if self.coef0 is None else self.coef0, kernel_params=self.kernel_params,
             n_features=X.shape[1])
-        if isinstance(kernel, Precomputed):
-            raise ValueError("Nystroem needs the kernel itself; 'precomputed' is not supported.")
+        precomputed = isinstance(kernel, Precomputed)
+        if precomputed and X.shape[0] != X.shape[1]:
+            raise ValueError(f"kernel='precomputed' needs the square kernel matrix K(X, X) at "
+                             f"fit; got shape {X.shape}.")
         self.kernel_ = clone(kernel) if kernel is self.kernel else kernel
         if M > n:
             warnings.warn(f"n_components > n_samples. This is not possible (n_components={M}"
@@ -150,7 +165,9 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         rng = check_random_state(self.random_state)
         idx = rng.permutation(n)[:M]  # scikit-learn's choice of components
         basis = X[idx]
-        kmm = self.kernel_(basis).astype(np.float64, copy=False)
+        # K_MM: the kernel between the components (precomputed: the block of K(X, X))
+        kmm = basis[:, idx] if precomputed else self.kernel_(basis)
+        kmm = kmm.astype(np.float64, copy=False)
         # K_MM = Q diag(s) Q^T = U S V^T (SVD: U = Q, S = |s|, V^T = sign(s) Q^T), and
         # normalization = U S^-1/2 V^T = Q diag(sign(s) / sqrt(max(|s|, 1e-12))) Q^T: for a
         # PSD kernel K_MM^-1/2; for one that is not (sigmoid, additive_chi2) the negative
@@ -172,6 +189,8 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         Parameters
         ----------
         X : array of shape (n_samples, n_features)
+            Or ``K(X, X_fit)`` of shape (n_samples, n_fit_samples) with
+            ``kernel="precomputed"``.
 
         Returns
         -------
@@ -180,11 +199,14 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
         X = X.astype(self.components_.dtype, copy=False)
+        if isinstance(self.kernel_, Precomputed):  # X = K(X_new, X_fit): its component columns
+            return X[:, self.component_indices_] @ self.normalization_.T
         return KernelOperator(self.kernel_, X, self.components_) @ self.normalization_.T
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.input_tags.pairwise = isinstance(self.kernel, str) and self.kernel == "precomputed"
         return tags
 
     _test_params = [dict(n_components=10)]

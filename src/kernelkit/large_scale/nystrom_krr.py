@@ -12,17 +12,19 @@ iteration, O(n d + M^2 + block M) memory. With dask arrays the passes run on a c
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import sklearn
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from .._progress import progress_bar
 from .._validation import (
     FLOAT_DTYPES,
+    KERNEL_PARAMETER_CONSTRAINTS,
     check_is_fitted,
-    check_positive,
     resolve_estimator_kernel,
     validate_data,
 )
@@ -122,6 +124,22 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
     ``model.fit(dask_X, dask_y)``; ``model.predict(dask_X)`` is then a dask array.
     """
 
+    # scikit-learn's parameter validation: an invalid type or value raises
+    # InvalidParameterError (a ValueError and TypeError) naming the parameter
+    _parameter_constraints: dict = {
+        **KERNEL_PARAMETER_CONSTRAINTS,
+        "n_centers": [Interval(Integral, 1, None, closed="left")],
+        "alpha": [Interval(Real, 0, np.inf, closed="neither")],
+        "center_selection": [StrOptions({"uniform"})],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "dtype": [StrOptions({"float32", "float64"}), Options(type, {np.float32, np.float64}),
+                  Options(np.dtype, {np.dtype(np.float32), np.dtype(np.float64)}), None],
+        "random_state": ["random_state"],
+        "working_memory": [Interval(Real, 0, np.inf, closed="neither"), None],
+        "verbose": ["verbose"],
+    }
+
     def __init__(
         self,
         n_centers: int = 1000,
@@ -156,22 +174,6 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.random_state = random_state
 
     # ---------------------------------------------------------------- checks
-    def _check_params(self):
-        check_positive(self.alpha, "alpha")
-        check_positive(self.tol, "tol", allow_zero=True)
-        for name in ("n_centers", "max_iter"):
-            value = getattr(self, name)
-            if name == "max_iter" and value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"{name} must be a positive integer; got {value!r}.")
-        if self.center_selection != "uniform":
-            raise ValueError(
-                f"center_selection must be 'uniform'; got {self.center_selection!r}."
-            )
-        if self.dtype not in (None, "float32", "float64", np.float32, np.float64):
-            raise ValueError(f"dtype must be None, 'float32' or 'float64'; got {self.dtype!r}.")
-
     def _work_dtype(self, input_dtype) -> np.dtype:
         if self.dtype is not None:
             return np.dtype(self.dtype)
@@ -179,7 +181,7 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
 
     def _memory_mib(self) -> float:
         if self.working_memory is not None:
-            return check_positive(self.working_memory, "working_memory")
+            return float(self.working_memory)
         return sklearn.get_config()["working_memory"]
 
     def _block_mib(self) -> float:
@@ -221,7 +223,7 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params()
+        self._validate_params()
         rows, y = self._fit_rows(X, y)
         self.kernel_ = self._resolve_kernel(rows.n_features)
         self.center_indices_ = self._select_centers(rows.n_rows)

@@ -9,11 +9,13 @@ This equals the GP with kernel k(x, y) = phi(x)^T phi(y) / alpha and noise varia
 from __future__ import annotations
 
 from collections.abc import Callable
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils._param_validation import Interval
 
-from .._validation import check_is_fitted, check_positive, validate_data
+from .._validation import check_is_fitted, validate_data
 from ..linalg import cho_inverse, cho_logdet, cho_solve, jitter_cholesky
 
 __all__ = ["BayesianLinearRegression"]
@@ -53,6 +55,14 @@ class BayesianLinearRegression(RegressorMixin, BaseEstimator):
     [1.0, 2.0]
     """
 
+    # scikit-learn's parameter validation: an invalid type or value raises
+    # InvalidParameterError (a ValueError and TypeError) naming the parameter
+    _parameter_constraints: dict = {
+        "features": [callable, None],
+        "alpha": [Interval(Real, 0, np.inf, closed="neither")],
+        "noise": [Interval(Real, 0, np.inf, closed="neither")],
+    }
+
     def __init__(self, features: Callable | None = None, alpha: float = 1.0,
                  noise: float = 1.0):
         self.features = features
@@ -62,8 +72,6 @@ class BayesianLinearRegression(RegressorMixin, BaseEstimator):
     def _phi(self, X) -> np.ndarray:
         if self.features is None:
             return X
-        if not callable(self.features):
-            raise ValueError(f"features must be a callable or None; got {self.features!r}.")
         P = np.asarray(self.features(X), dtype=np.float64)
         return P.reshape(len(X), -1)
 
@@ -79,9 +87,9 @@ class BayesianLinearRegression(RegressorMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
-        alpha = check_positive(self.alpha, "alpha")
-        noise = check_positive(self.noise, "noise")
+        alpha, noise = float(self.alpha), float(self.noise)
         P = self._phi(X)
         # A = Phi^T Phi / noise + alpha I = L L^T
         A = P.T @ P

@@ -22,31 +22,49 @@ Crammer-Singer) are solved jointly by :func:`~kernelkit.solvers.solve_multiclass
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._progress import progress_bar
 from .._validation import (
     FLOAT_DTYPES,
+    KERNEL_PARAMETER_CONSTRAINTS,
     check_is_fitted,
-    check_positive,
     check_sample_weight,
     check_two_classes,
     validate_data,
 )
 from ..kernels import Precomputed, resolve_kernel
 from ..linalg import KernelOperator, KernelRows, fits_in_memory
-from ..losses import resolve_loss
+from ..losses import Loss, resolve_loss
 from ..solvers.dual import DualProblem, choose_method, solve_dual
 
 __all__ = ["KernelClassifier", "KernelRegressor"]
 
 _SOLVERS = ("auto", "smo", "dual_cd", "newton")
+
+# scikit-learn's parameter validation (SVC's constraints where it has the parameter); a loss
+# name is checked against the task by _resolve_loss, whose message lists the right names
+_CONSTRAINTS: dict = {
+    **KERNEL_PARAMETER_CONSTRAINTS,
+    "loss": [str, Loss],
+    "alpha": [Interval(Real, 0, np.inf, closed="neither")],
+    "fit_intercept": ["boolean"],
+    "solver": [StrOptions(set(_SOLVERS))],
+    "tol": [Interval(Real, 0, np.inf, closed="neither"), None],
+    "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+    "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
+    "loss_params": [dict, None],
+    "shrinking": ["boolean"],
+    "verbose": ["verbose"],
+    "random_state": ["random_state"],
+}
 
 
 class _KernelMachine(BaseEstimator):
@@ -91,8 +109,6 @@ class _KernelMachine(BaseEstimator):
         return loss
 
     def _resolve_solver(self, loss) -> str:
-        if self.solver not in _SOLVERS:
-            raise ValueError(f"solver must be one of {_SOLVERS}; got {self.solver!r}.")
         return choose_method(loss, self.fit_intercept, self.solver)
 
     def _gamma(self, X, sw):
@@ -104,9 +120,7 @@ class _KernelMachine(BaseEstimator):
                 mu = float(w @ X.mean(axis=1))
                 var = float(w @ ((X - mu) ** 2).mean(axis=1)) if X.size else 0.0
                 return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
-            if gamma == "auto":
-                return 1.0 / X.shape[1]
-            raise ValueError(f"gamma must be 'scale', 'auto' or a positive float; got {gamma!r}.")
+            return 1.0 / X.shape[1]  # "auto"
         return gamma
 
     # -------------------------------------------------------------------- fit
@@ -114,16 +128,10 @@ class _KernelMachine(BaseEstimator):
         """Fit one problem per column of ``Y`` (labels +-1 / targets)."""
         loss = self._resolve_loss()
         solver = self._resolve_solver(loss)
-        if self.tol is not None:
-            check_positive(self.tol, "tol")
-        if self.max_iter is not None and (not isinstance(self.max_iter, numbers.Integral)
-                                          or self.max_iter < 1):
-            raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}.")
         sw = check_sample_weight(sample_weight, X)
         keep = np.flatnonzero(sw > 0)
         # alpha=None: libsvm's default C = 1 (per unit weight), alpha = 1/(2 sum w)
-        alpha = (1.0 / (2.0 * sw.sum()) if self.alpha is None
-                 else check_positive(self.alpha, "alpha"))
+        alpha = 1.0 / (2.0 * sw.sum()) if self.alpha is None else float(self.alpha)
         # (1/m) sum w_i l_i + alpha ||f||^2 <=> 1/2 ||f||^2 + sum C_i l_i, C_i = w_i/(2 alpha sum w)
         Cs = sw[keep] / (2.0 * alpha * sw.sum())
         kernel = self._fit_kernel(X, sw)
@@ -326,6 +334,8 @@ class KernelClassifier(ClassifierMixin, _KernelMachine):
 
     _task = "classification"
     _test_params = [dict(tol=1e-9), dict(loss="logistic")]
+    _parameter_constraints: dict = {
+        **_CONSTRAINTS, "alpha": [Interval(Real, 0, np.inf, closed="neither"), None]}
 
     def __init__(self, loss="hinge", kernel="rbf", alpha: float | None = None,
                  fit_intercept: bool = True, solver: str = "auto", tol: float | None = None,
@@ -351,6 +361,7 @@ class KernelClassifier(ClassifierMixin, _KernelMachine):
 
     def fit(self, X, y, sample_weight=None) -> KernelClassifier:
         """Fit on ``X`` (n, d) and labels ``y`` (n,); returns self."""
+        self._validate_params()
         X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES)
         check_classification_targets(y)
         classes, yi = np.unique(y, return_inverse=True)
@@ -441,6 +452,8 @@ class KernelRegressor(RegressorMixin, _KernelMachine):
 
     _task = "regression"
     _test_params = [dict(), dict(loss="epsilon_insensitive", tol=1e-9)]
+    _parameter_constraints: dict = {
+        **_CONSTRAINTS, "epsilon": [Interval(Real, 0, None, closed="left")]}
 
     def __init__(self, loss="squared", kernel="rbf", alpha: float = 1.0,
                  fit_intercept: bool = True, solver: str = "auto", tol: float | None = None,
@@ -476,6 +489,7 @@ class KernelRegressor(RegressorMixin, _KernelMachine):
         Several outputs are independent problems sharing the kernel (one row of
         ``dual_coef_`` per output).
         """
+        self._validate_params()
         X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES, y_numeric=True,
                              multi_output=True)
         if not np.all(np.isfinite(y)):

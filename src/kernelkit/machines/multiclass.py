@@ -19,14 +19,17 @@ is solved by exact per-example block coordinate ascent
 from __future__ import annotations
 
 import numbers
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._progress import progress_bar
 from .._validation import (
     FLOAT_DTYPES,
+    KERNEL_PARAMETER_CONSTRAINTS,
     check_is_fitted,
     check_positive,
     check_sample_weight,
@@ -54,12 +57,6 @@ def _scale_gamma(gamma, X) -> float | None:
     if gamma is not None:
         check_positive(gamma, "gamma")
     return gamma
-
-
-def _check_max_iter(max_iter) -> int:
-    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}.")
-    return int(max_iter)
 
 
 class MulticlassSVM(ClassifierMixin, BaseEstimator):
@@ -127,6 +124,20 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
     _test_params = [dict(gamma=1.0, tol=1e-12, max_iter=20_000),
                     dict(loss="crammer_singer", gamma=1.0, tol=1e-12, max_iter=20_000)]
 
+    # scikit-learn's parameter validation (SVC's constraints where it has the parameter); a
+    # loss name is checked by _resolve_loss, whose message points binary losses elsewhere
+    _parameter_constraints: dict = {
+        **KERNEL_PARAMETER_CONSTRAINTS,
+        "C": [Interval(Real, 0, np.inf, closed="neither")],
+        "loss": [str, MulticlassLoss],
+        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "shrinking": ["boolean"],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
     def __init__(self, kernel="rbf", C: float = 1.0, loss="weston_watkins", *,
                  gamma="scale", degree: int = 3, coef0: float = 0.0,
                  kernel_params: dict | None = None, tol: float = 1e-2, max_iter: int = 1000,
@@ -176,10 +187,9 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
         """
         from ..solvers.multiclass_cd import solve_multiclass_cd
 
-        C = check_positive(self.C, "C")
+        self._validate_params()
+        C, tol, max_iter = float(self.C), float(self.tol), int(self.max_iter)
         loss = self._resolve_loss()
-        tol = check_positive(self.tol, "tol", allow_zero=True)
-        max_iter = _check_max_iter(self.max_iter)
         X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES)
         check_classification_targets(y)
         classes, yi = np.unique(y, return_inverse=True)

@@ -20,16 +20,18 @@ Python work per example.
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral
 
 import numpy as np
 from numba import njit, prange
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._threads import single_threaded
 from .._validation import (
+    KERNEL_PARAMETER_CONSTRAINTS,
     check_is_fitted,
     check_two_classes,
     plain,
@@ -278,6 +280,17 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
     True
     """
 
+    # scikit-learn's parameter validation (Perceptron's constraints for max_iter, shuffle and
+    # random_state carried over to max_epochs, shuffle and random_state)
+    _parameter_constraints: dict = {
+        **KERNEL_PARAMETER_CONSTRAINTS,
+        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "variant": [StrOptions(set(_VARIANTS))],
+        "budget": [Interval(Integral, 1, None, closed="left"), None],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         kernel="rbf",
@@ -304,17 +317,6 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         self.kernel_params = kernel_params
 
     # ---------------------------------------------------------------- checks
-    def _check_params(self):
-        if self.variant not in _VARIANTS:
-            raise ValueError(f"variant must be one of {_VARIANTS}; got {self.variant!r}.")
-        me = self.max_epochs
-        if isinstance(me, bool) or not isinstance(me, numbers.Integral) or me < 1:
-            raise ValueError(f"max_epochs must be an int >= 1; got {me!r}.")
-        b = self.budget
-        if b is not None and (isinstance(b, bool) or not isinstance(b, numbers.Integral)
-                              or b < 1):
-            raise ValueError(f"budget must be None or an int >= 1; got {b!r}.")
-
     def _precomputed(self) -> bool:
         return isinstance(self.kernel, Precomputed) or (
             isinstance(self.kernel, str) and self.kernel == "precomputed")
@@ -427,7 +429,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         -------
         self : KernelPerceptron
         """
-        self._check_params()
+        self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         classes, yc = np.unique(y, return_inverse=True)
@@ -472,7 +474,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         -------
         self : KernelPerceptron
         """
-        self._check_params()
+        self._validate_params()
         if self._precomputed():
             raise ValueError("partial_fit does not support kernel='precomputed'; use fit.")
         first = not hasattr(self, "classes_")

@@ -7,21 +7,32 @@ prediction is the oracle's argmax over outputs.
 
 from __future__ import annotations
 
-import numbers
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
+from sklearn.utils._param_validation import HasMethods, Interval
 
 from .._validation import (
+    KERNEL_PARAMETER_CONSTRAINTS,
     check_is_fitted,
-    check_nonnegative,
     check_two_classes,
     resolve_estimator_kernel,
 )
 from ._field import unary_scores
-from .base import check_oracle
+from .base import REQUIRED_ORACLE_METHODS, check_oracle
 
 __all__ = ["JointKernelModel"]
+
+# scikit-learn's parameter validation of what the structured estimators share; an oracle
+# without a task loss, or a class instead of an instance, gets check_oracle's message
+SHARED_CONSTRAINTS: dict = {
+    **KERNEL_PARAMETER_CONSTRAINTS,
+    "oracle": [HasMethods(list(REQUIRED_ORACLE_METHODS)), None],
+    "cache_size": [Interval(Real, 0, None, closed="left")],
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+}
 
 
 class JointKernelModel(BaseEstimator):
@@ -29,8 +40,8 @@ class JointKernelModel(BaseEstimator):
 
     def _prepare(self, X, Y, *, need_loss: bool):
         """Clone and fit the oracle, cut X into parts, encode Y, resolve the kernel."""
+        self._validate_params()
         check_oracle(self.oracle, need_loss=need_loss)
-        check_nonnegative(self.cache_size, "cache_size")
         if Y is None:
             raise ValueError("Y (one output per input) is required to fit.")
         oracle = clone(self.oracle)
@@ -92,9 +103,3 @@ class JointKernelModel(BaseEstimator):
         Zp = self.oracle_.argmax_batch(parts, offsets, self._unary(parts), self.pairwise_coef_)
         return float(np.mean(Zp == Z))
 
-
-def check_count(value, name: str) -> int:
-    """A positive integer parameter."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer; got {value!r}.")
-    return int(value)

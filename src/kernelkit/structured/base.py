@@ -213,7 +213,7 @@ def _length(Y) -> int:
         raise ValueError(f"Y must be a sequence of outputs; got {type(Y).__name__}.") from exc
 
 
-_REQUIRED = ("fit", "encode", "decode", "split_inputs", "label_kernel_matrix",
+REQUIRED_ORACLE_METHODS = ("fit", "encode", "decode", "split_inputs", "label_kernel_matrix",
              "argmax_batch", "pairwise_batch", "loss_batch")
 
 
@@ -223,7 +223,7 @@ def check_oracle(oracle, *, need_loss: bool) -> None:
         raise ValueError("oracle is required: pass e.g. MulticlassOracle() or ChainOracle(26).")
     if isinstance(oracle, type):
         raise ValueError(f"oracle must be an instance, e.g. {oracle.__name__}(...); got the class.")
-    missing = [m for m in _REQUIRED if not callable(getattr(oracle, m, None))]
+    missing = [m for m in REQUIRED_ORACLE_METHODS if not callable(getattr(oracle, m, None))]
     if missing:
         raise ValueError(
             f"{type(oracle).__name__} is not an oracle: it lacks {missing}. Subclass "

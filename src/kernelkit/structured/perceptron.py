@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
 
 from .._progress import progress_bar
 from ._dual import DualState
-from ._estimator import JointKernelModel, check_count
+from ._estimator import SHARED_CONSTRAINTS, JointKernelModel
 from ._field import UnaryField
 
 __all__ = ["StructuredPerceptron"]
@@ -60,6 +63,15 @@ class StructuredPerceptron(JointKernelModel):
     [0, 0, 1, 1, 2, 2]
     """
 
+    # scikit-learn's parameter validation: an invalid type or value raises
+    # InvalidParameterError (a ValueError and TypeError) naming the parameter
+    _parameter_constraints: dict = {
+        **SHARED_CONSTRAINTS,
+        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "averaged": ["boolean"],
+        "shuffle": ["boolean"],
+    }
+
     def __init__(self, oracle=None, kernel="rbf", max_epochs=10, averaged=True, *, gamma=None,
                  degree=3, coef0=1, kernel_params=None, shuffle=True, cache_size=1024,
                  random_state=None, verbose=0):
@@ -78,8 +90,8 @@ class StructuredPerceptron(JointKernelModel):
 
     def fit(self, X, y) -> StructuredPerceptron:
         """Run the perceptron on inputs ``X`` and outputs ``y``."""
-        epochs = check_count(self.max_epochs, "max_epochs")
-        parts, offsets, Z = self._prepare(X, y, need_loss=False)
+        parts, offsets, Z = self._prepare(X, y, need_loss=False)  # validates the parameters
+        epochs = int(self.max_epochs)
         rng = check_random_state(self.random_state)
         field = UnaryField(self.kernel_, parts, self.oracle_.n_states, self.cache_size)
         st = DualState(self.oracle_, parts, offsets, Z, field, 1.0)

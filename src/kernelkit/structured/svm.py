@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 
+import numpy as np
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._validation import check_positive
 from ..exceptions import ConvergenceWarning
 from ._dual import DualState
-from ._estimator import JointKernelModel, check_count
+from ._estimator import SHARED_CONSTRAINTS, JointKernelModel
 from ._field import UnaryField
 from .bcfw import solve_bcfw
 from .cutting_plane import solve_cutting_plane
@@ -104,6 +106,16 @@ class StructuredSVM(JointKernelModel):
     True
     """
 
+    # scikit-learn's parameter validation: an invalid type or value raises
+    # InvalidParameterError (a ValueError and TypeError) naming the parameter
+    _parameter_constraints: dict = {
+        **SHARED_CONSTRAINTS,
+        "C": [Interval(Real, 0, np.inf, closed="neither")],
+        "solver": [StrOptions(set(_SOLVERS))],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+    }
+
     def __init__(self, oracle=None, kernel="rbf", C=1.0, solver="bcfw", max_iter=100, tol=1e-3,
                  *, gamma=None, degree=3, coef0=1, kernel_params=None, cache_size=1024,
                  random_state=None, verbose=0):
@@ -123,12 +135,8 @@ class StructuredSVM(JointKernelModel):
 
     def fit(self, X, y) -> StructuredSVM:
         """Fit on inputs ``X`` and outputs ``y`` (as the oracle defines them)."""
-        C = check_positive(self.C, "C")
-        check_positive(self.tol, "tol", allow_zero=True)
-        max_iter = check_count(self.max_iter, "max_iter")
-        if self.solver not in _SOLVERS:
-            raise ValueError(f"solver must be one of {sorted(_SOLVERS)}; got {self.solver!r}.")
-        parts, offsets, Z = self._prepare(X, y, need_loss=True)
+        parts, offsets, Z = self._prepare(X, y, need_loss=True)  # validates the parameters
+        C, max_iter = float(self.C), int(self.max_iter)
         rng = check_random_state(self.random_state)
         field = UnaryField(self.kernel_, parts, self.oracle_.n_states, self.cache_size)
         st = DualState(self.oracle_, parts, offsets, Z, field, C)
