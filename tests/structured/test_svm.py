@@ -247,7 +247,7 @@ def test_bad_oracle_and_labels_give_clear_errors():
         StructuredSVM(MulticlassOracle()).fit(Xm, np.where(ym == 0, np.nan, ym))
     # two passes on purpose (any fitted model will do): the stop is reported
     with pytest.warns(ConvergenceWarning, match="stopped after max_iter=2 passes"):
-        m = StructuredSVM(ChainOracle(2), kernel="linear", max_iter=2, tol=1.0).fit(X, Y)
+        m = StructuredSVM(ChainOracle(2), kernel="linear", max_iter=2, tol=1e-12).fit(X, Y)
     with pytest.raises(ValueError, match="length 0"):
         m.predict([np.zeros((0, 1))])
 
