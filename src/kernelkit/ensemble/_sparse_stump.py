@@ -176,12 +176,12 @@ def best_sparse_stump_classes(ptr, order, zpos, zero, y, w, n_classes,
     tol = 1e-12 * W
     vals = np.empty(d)
     cuts = np.zeros(d, np.int64)
+    work = np.empty((d, 3, K))  # Z, L, R of every column: no allocation inside the loop
     for j in prange(d):
         a, b = ptr[j], ptr[j + 1]
-        Z = np.empty(K)
+        Z, L, R = work[j, 0], work[j, 1], work[j, 2]
         _zero_group(a, b, order, y, w, T, zero[j], Z)
-        L = np.zeros(K)
-        R = np.empty(K)
+        L[:] = 0.0
         best = W - T.max() if criterion == 2 else np.inf  # the constant stump
         bc = 0
         wl = 0.0
@@ -287,7 +287,11 @@ class SparseColumns:
 
     def predict(self, j, theta, left, right):
         """Class index of every training row: ``right`` where x_j ≥ θ, else ``left``."""
-        return column_split(self.X, j, theta, left, right)
+        X = self.X  # CSC, canonical: column j's rows and values directly
+        out = np.full(X.shape[0], right if 0.0 >= theta else left, np.int64)
+        a, b = X.indptr[j], X.indptr[j + 1]
+        out[X.indices[a:b]] = np.where(X.data[a:b] >= theta, right, left)
+        return out
 
 
 def column_split(X, j: int, theta: float, left: int, right: int) -> np.ndarray:

@@ -140,7 +140,7 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
       ``predict(return_std=True)`` (the maximum-likelihood reading).
     - Sparse X (CSR/CSC/COO) is centred implicitly, never densified. Up to 1000 features
       the solve is the eigendecomposition of the centred Gram matrix (``rank_`` and
-      ``singular_`` from it); with more, LSQR (as scikit-learn) stopped at ``1e-3 * tol``,
+      ``singular_`` from it); with more, LSQR (as scikit-learn) stopped at ``1e-4 * tol``,
       and ``rank_``, ``singular_`` and ``predict(return_std=True)`` are then not available
       (scikit-learn does not set ``rank_``/``singular_`` on sparse X either).
 

@@ -79,7 +79,7 @@ default="auto"
       (``solver_`` "gram", the same solution as the dense SVD); with more, conjugate
       gradients on the centred normal equations preconditioned by their diagonal
       (``solver_`` "cg", ``n_iter_`` its iterations; LSQR for ``alpha=0``; L-BFGS-B with
-      ``positive=True``), stopped at a relative residual of ``1e-3 * tol`` so that the
+      ``positive=True``), stopped at a relative residual of ``1e-4 * tol`` so that the
       coefficients stay close to the direct solution (scikit-learn stops at ``tol``).
 
     Examples
