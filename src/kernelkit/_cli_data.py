@@ -11,18 +11,20 @@ from pathlib import Path
 
 from ._cli_info import CLIError
 
-__all__ = ["CSV_SUFFIXES", "PARQUET_SUFFIXES", "read_table", "feature_matrix", "write_table"]
+__all__ = ["CSV_SUFFIXES", "PARQUET_SUFFIXES", "read_table", "feature_matrix", "write_table",
+           "check_missing", "check_suffix", "column", "non_numeric", "one_line",
+           "pandas_module"]
 
 CSV_SUFFIXES = {".csv", ".txt", ".tsv"}
 PARQUET_SUFFIXES = {".parquet", ".pq"}
 
 
-def _one_line(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     return text or type(exc).__name__
 
 
-def _pandas():
+def pandas_module():
     try:
         import pandas as pd
     except ImportError:  # pragma: no cover - pandas is in the 'io' extra
@@ -30,7 +32,7 @@ def _pandas():
     return pd
 
 
-def _suffix(path: Path, what: str) -> str:
+def check_suffix(path: Path, what: str) -> str:
     suffix = path.suffix.lower()
     if suffix not in CSV_SUFFIXES | PARQUET_SUFFIXES:
         raise CLIError(
@@ -42,10 +44,10 @@ def _suffix(path: Path, what: str) -> str:
 def read_table(path: str):
     """A pandas DataFrame from a CSV or Parquet file, with one-line errors."""
     p = Path(path)
-    suffix = _suffix(p, "data file")
+    suffix = check_suffix(p, "data file")
     if not p.is_file():
         raise CLIError(f"data file not found: {path}")
-    pd = _pandas()
+    pd = pandas_module()
     try:
         if suffix in PARQUET_SUFFIXES:
             df = pd.read_parquet(p)
@@ -56,14 +58,14 @@ def read_table(path: str):
                        ) from None
     except Exception as exc:  # noqa: BLE001 - any parser error becomes one line
         kind = "Parquet" if suffix in PARQUET_SUFFIXES else "CSV"
-        raise CLIError(f"cannot read {path} as {kind}: {_one_line(exc)}") from None
+        raise CLIError(f"cannot read {path} as {kind}: {one_line(exc)}") from None
     if len(df) == 0:
         raise CLIError(f"data file {path} has no rows")
     df.columns = [str(c) for c in df.columns]
     return df
 
 
-def _column(df, name: str, path: str):
+def column(df, name: str, path: str):
     if name not in df.columns:
         hint = difflib.get_close_matches(name, list(df.columns), n=1)
         extra = f"; did you mean {hint[0]!r}?" if hint else ""
@@ -72,7 +74,7 @@ def _column(df, name: str, path: str):
     return df[name]
 
 
-def _check_missing(col, name: str, path: str) -> None:
+def check_missing(col, name: str, path: str) -> None:
     bad = col.isna().to_numpy()
     if bad.any():
         rows = ", ".join(str(i + 1) for i in bad.nonzero()[0][:5])  # data rows, from 1
@@ -82,9 +84,9 @@ def _check_missing(col, name: str, path: str) -> None:
         )
 
 
-def _non_numeric(col) -> str:
+def non_numeric(col) -> str:
     """`` (line N: 'value')`` for the first value of ``col`` that is not a number."""
-    pd = _pandas()
+    pd = pandas_module()
     bad = col[pd.to_numeric(col, errors="coerce").isna() & col.notna()]
     i = int(col.index.get_loc(bad.index[0])) + 1 if len(bad) else 0  # data rows, from 1
     return f" (row {i}: {str(bad.iloc[0])!r})" if len(bad) else ""
@@ -94,15 +96,15 @@ def feature_matrix(df, columns: list[str], path: str):
     """The float64 feature matrix of ``columns``; names the first non-numeric column."""
     import numpy as np
 
-    pd = _pandas()
+    pd = pandas_module()
     for name in columns:
-        col = _column(df, name, path)
+        col = column(df, name, path)
         if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)):
             raise CLIError(
-                f"column {name!r} in {path} is not numeric{_non_numeric(col)}; encode it as "
+                f"column {name!r} in {path} is not numeric{non_numeric(col)}; encode it as "
                 "numbers or leave it out with --features"
             )
-        _check_missing(col, name, path)
+        check_missing(col, name, path)
     return np.ascontiguousarray(df[columns].to_numpy(dtype=np.float64))
 
 
@@ -111,7 +113,7 @@ def write_table(df, path: str) -> None:
     from .io import atomic_write
 
     p = Path(path)
-    suffix = _suffix(p, "output file")
+    suffix = check_suffix(p, "output file")
     if not p.parent.is_dir():
         raise CLIError(f"cannot write {path}: folder {p.parent} does not exist")
     if suffix in PARQUET_SUFFIXES:

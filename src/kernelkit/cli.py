@@ -40,16 +40,16 @@ KERNEL_NAMES = {"linear", "poly", "polynomial", "rbf", "laplacian", "precomputed
 from ._cli_data import (  # noqa: E402
     CSV_SUFFIXES,
     PARQUET_SUFFIXES,
-    _check_missing,
-    _column,
-    _non_numeric,
-    _one_line,
-    _pandas,
-    _suffix,
     feature_matrix,
     read_table,
     write_table,
 )
+from ._cli_data import check_missing as _check_missing  # noqa: E402
+from ._cli_data import check_suffix as _suffix  # noqa: E402
+from ._cli_data import column as _column  # noqa: E402
+from ._cli_data import non_numeric as _non_numeric  # noqa: E402
+from ._cli_data import one_line as _one_line  # noqa: E402
+from ._cli_data import pandas_module as _pandas  # noqa: E402
 from ._cli_info import CLIError, cmd_info, load_model  # noqa: E402
 from ._cli_sparse import is_sparse_file, read_sparse, sparse_target  # noqa: E402
 

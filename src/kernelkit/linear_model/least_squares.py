@@ -143,6 +143,8 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
       ``singular_`` from it); with more, LSQR (as scikit-learn) stopped at ``1e-4 * tol``,
       and ``rank_``, ``singular_`` and ``predict(return_std=True)`` are then not available
       (scikit-learn does not set ``rank_``/``singular_`` on sparse X either).
+      ``positive=True`` works on sparse X too (bounded L-BFGS-B on the implicitly centred
+      problem); scikit-learn raises a TypeError there.
 
     Examples
     --------
