@@ -10,9 +10,11 @@
     kernelkit warmup
 
 Data files are CSV (``.csv``, ``.txt``, ``.tsv``) or Parquet (``.parquet``, ``.pq``), read
-with pandas (the ``io`` extra). Every error is one line on stderr and a non-zero exit status
-(2 for a malformed command line, 1 otherwise); ``--debug`` shows the traceback. A command
-that fails writes nothing.
+with pandas (the ``io`` extra), or sparse: a ``.npz`` matrix written by
+``scipy.sparse.save_npz`` with ``--target`` naming a target file, or LibSVM/SVMlight text
+(``.svm``, ``.svmlight``, ``.libsvm``) with its labels (:mod:`kernelkit._cli_sparse`).
+Every error is one line on stderr and a non-zero exit status (2 for a malformed command
+line, 1 otherwise); ``--debug`` shows the traceback. A command that fails writes nothing.
 """
 
 from __future__ import annotations
@@ -29,14 +31,27 @@ from typing import Any
 
 __all__ = ["main"]
 
-CSV_SUFFIXES = {".csv", ".txt", ".tsv"}
-PARQUET_SUFFIXES = {".parquet", ".pq"}
+DATA_HELP = "CSV or Parquet file, or sparse: .npz (scipy save_npz) or LibSVM (.svm)"
 # names that resolve_kernel understands as strings (sklearn.metrics.pairwise spelling)
 KERNEL_NAMES = {"linear", "poly", "polynomial", "rbf", "laplacian", "precomputed", "sigmoid",
                 "cosine", "chi2", "additive_chi2"}
 
 
+from ._cli_data import (  # noqa: E402
+    CSV_SUFFIXES,
+    PARQUET_SUFFIXES,
+    feature_matrix,
+    read_table,
+    write_table,
+)
+from ._cli_data import check_missing as _check_missing  # noqa: E402
+from ._cli_data import check_suffix as _suffix  # noqa: E402
+from ._cli_data import column as _column  # noqa: E402
+from ._cli_data import non_numeric as _non_numeric  # noqa: E402
+from ._cli_data import one_line as _one_line  # noqa: E402
+from ._cli_data import pandas_module as _pandas  # noqa: E402
 from ._cli_info import CLIError, cmd_info, load_model  # noqa: E402
+from ._cli_sparse import is_sparse_file, read_sparse, sparse_target  # noqa: E402
 
 
 class _UsageError(CLIError):
@@ -83,107 +98,6 @@ def models_help() -> str:
                       "weak learners and structured models:",
                       textwrap.fill(", ".join(sub), 88, initial_indent="  ",
                                     subsequent_indent="  "), ""])
-
-
-# ------------------------------------------------------------------------------ data
-def _pandas():
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover - pandas is in the 'io' extra
-        raise CLIError("reading data files needs pandas: pip install 'kernelkit[io]'") from None
-    return pd
-
-
-def _suffix(path: Path, what: str) -> str:
-    suffix = path.suffix.lower()
-    if suffix not in CSV_SUFFIXES | PARQUET_SUFFIXES:
-        raise CLIError(
-            f"{what} {path}: unsupported file type {suffix or '(none)'!r}; use .csv or .parquet"
-        )
-    return suffix
-
-
-def read_table(path: str):
-    """A pandas DataFrame from a CSV or Parquet file, with one-line errors."""
-    p = Path(path)
-    suffix = _suffix(p, "data file")
-    if not p.is_file():
-        raise CLIError(f"data file not found: {path}")
-    pd = _pandas()
-    try:
-        if suffix in PARQUET_SUFFIXES:
-            df = pd.read_parquet(p)
-        else:
-            df = pd.read_csv(p, sep="\t" if suffix == ".tsv" else ",")
-    except ImportError as exc:
-        raise CLIError(f"reading {path} needs pyarrow: pip install 'kernelkit[io]' ({exc})"
-                       ) from None
-    except Exception as exc:  # noqa: BLE001 - any parser error becomes one line
-        kind = "Parquet" if suffix in PARQUET_SUFFIXES else "CSV"
-        raise CLIError(f"cannot read {path} as {kind}: {_one_line(exc)}") from None
-    if len(df) == 0:
-        raise CLIError(f"data file {path} has no rows")
-    df.columns = [str(c) for c in df.columns]
-    return df
-
-
-def _column(df, name: str, path: str):
-    if name not in df.columns:
-        hint = difflib.get_close_matches(name, list(df.columns), n=1)
-        extra = f"; did you mean {hint[0]!r}?" if hint else ""
-        cols = ", ".join(map(repr, list(df.columns)[:20]))
-        raise CLIError(f"column {name!r} is not in {path} (columns: {cols}){extra}")
-    return df[name]
-
-
-def _check_missing(col, name: str, path: str) -> None:
-    bad = col.isna().to_numpy()
-    if bad.any():
-        rows = ", ".join(str(i + 1) for i in bad.nonzero()[0][:5])  # data rows, from 1
-        raise CLIError(
-            f"column {name!r} in {path} has {int(bad.sum())} missing value(s) (row "
-            f"{rows}{', ...' if bad.sum() > 5 else ''}); fill or drop them"
-        )
-
-
-def _non_numeric(col) -> str:
-    """`` (line N: 'value')`` for the first value of ``col`` that is not a number."""
-    pd = _pandas()
-    bad = col[pd.to_numeric(col, errors="coerce").isna() & col.notna()]
-    i = int(col.index.get_loc(bad.index[0])) + 1 if len(bad) else 0  # data rows, from 1
-    return f" (row {i}: {str(bad.iloc[0])!r})" if len(bad) else ""
-
-
-def feature_matrix(df, columns: list[str], path: str):
-    """The float64 feature matrix of ``columns``; names the first non-numeric column."""
-    import numpy as np
-
-    pd = _pandas()
-    for name in columns:
-        col = _column(df, name, path)
-        if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)):
-            raise CLIError(
-                f"column {name!r} in {path} is not numeric{_non_numeric(col)}; encode it as "
-                "numbers or leave it out with --features"
-            )
-        _check_missing(col, name, path)
-    return np.ascontiguousarray(df[columns].to_numpy(dtype=np.float64))
-
-
-def write_table(df, path: str) -> None:
-    """Write ``df`` to CSV/Parquet atomically (nothing is left behind on failure)."""
-    from .io import atomic_write
-
-    p = Path(path)
-    suffix = _suffix(p, "output file")
-    if not p.parent.is_dir():
-        raise CLIError(f"cannot write {path}: folder {p.parent} does not exist")
-    if suffix in PARQUET_SUFFIXES:
-        atomic_write(p, lambda fh: df.to_parquet(fh, index=False))
-    else:
-        sep = "\t" if suffix == ".tsv" else ","
-        atomic_write(p, lambda fh: df.to_csv(fh, index=False, sep=sep, lineterminator="\n"),
-                     mode="w")
 
 
 # ------------------------------------------------------------------------- estimators
@@ -453,7 +367,50 @@ def cmd_fit(args) -> int:
     if not out.parent.is_dir():
         raise CLIError(f"cannot write {args.out}: folder {out.parent} does not exist")
     # data first (cheap: no estimator imported yet), then the model and its parameters
+    sparse = is_sparse_file(args.data)
+    if sparse:  # .npz / LibSVM: X stays sparse; the target is a file or the file's labels
+        X, labels, extra = read_sparse(args.data)
+        features = None
+    else:
+        X, ycol, features = _table_data(args)
+    cls = estimator_class(args.model)
+    params = parse_params(cls, args.param or [])
+    try:
+        model = cls(**params)
+    except Exception as exc:  # noqa: BLE001
+        raise CLIError(f"cannot create {cls.__name__}: {_one_line(exc)}") from None
+    kind = _kind(model)
+    supervised = kind in ("classifier", "regressor", "structured predictor")
+    if args.target is None and supervised and not (sparse and labels is not None):
+        raise CLIError(f"{cls.__name__} is a {kind}: give the target "
+                       f"{'file' if sparse else 'column'} with --target")
+    if args.target is None and not args.features and not sparse:
+        _warn_target_like(features, cls.__name__, args.data)
+    y = None
+    if sparse and supervised:
+        y = sparse_target(args.target, labels, X.shape[0], args.data, kind, read_table)
+    elif args.target is not None and kind != "transformer" and not sparse:
+        y = _target(ycol, args.target, args.data, kind)
+    start = time.perf_counter()
+    try:
+        model.fit(X) if y is None else model.fit(X, y)
+    except Exception as exc:  # noqa: BLE001
+        raise CLIError(f"fitting {cls.__name__} failed: {_one_line(exc)}") from exc
+    seconds = time.perf_counter() - start
+    meta = {"features": features, "target": args.target if y is not None else None,
+            "n_samples": int(X.shape[0]), "data": Path(args.data).name, "kind": kind,
+            **(extra if sparse else {})}
+    kio.save(model, out, metadata=meta)
+    target = f", target {args.target!r}" if args.target is not None and y is not None else ""
+    print(f"fitted {cls.__name__} on {X.shape[0]} rows x {X.shape[1]} features{target} in "
+          f"{seconds:.2f} s -> {out}")
+    return 0
+
+
+def _table_data(args):
+    """(X, target column or None, feature names) of a CSV/Parquet file."""
     df = read_table(args.data)
+    ycol = None
     if args.target is not None:
         ycol = _column(df, args.target, args.data)
         _check_missing(ycol, args.target, args.data)
@@ -465,34 +422,18 @@ def cmd_fit(args) -> int:
         raise CLIError(f"column {args.target!r} cannot be both the target and a feature")
     if not features:
         raise CLIError(f"{args.data} has no feature columns besides the target")
-    X = feature_matrix(df, features, args.data)
-    cls = estimator_class(args.model)
-    params = parse_params(cls, args.param or [])
-    try:
-        model = cls(**params)
-    except Exception as exc:  # noqa: BLE001
-        raise CLIError(f"cannot create {cls.__name__}: {_one_line(exc)}") from None
-    kind = _kind(model)
-    if args.target is None and kind in ("classifier", "regressor", "structured predictor"):
-        raise CLIError(f"{cls.__name__} is a {kind}: give the target column with --target")
-    if args.target is None and not args.features:
-        _warn_target_like(features, cls.__name__, args.data)
-    y = None
-    if args.target is not None and kind != "transformer":
-        y = _target(ycol, args.target, args.data, kind)
-    start = time.perf_counter()
-    try:
-        model.fit(X) if y is None else model.fit(X, y)
-    except Exception as exc:  # noqa: BLE001
-        raise CLIError(f"fitting {cls.__name__} failed: {_one_line(exc)}") from exc
-    seconds = time.perf_counter() - start
-    meta = {"features": features, "target": args.target if y is not None else None,
-            "n_samples": int(len(X)), "data": Path(args.data).name, "kind": kind}
-    kio.save(model, out, metadata=meta)
-    target = f", target {args.target!r}" if y is not None else ""
-    print(f"fitted {cls.__name__} on {len(X)} rows x {len(features)} features{target} in "
-          f"{seconds:.2f} s -> {out}")
-    return 0
+    return feature_matrix(df, features, args.data), ycol, features
+
+
+def _data_matrix(model, meta: dict, path: str):
+    """(X, LibSVM labels or None, table or None) for predict/evaluate: a sparse file read
+    as the model's was, or the model's feature columns of a table."""
+    if is_sparse_file(path):
+        X, labels, _ = read_sparse(path, n_features=getattr(model, "n_features_in_", None),
+                                   zero_based=meta.get("svmlight_zero_based"))
+        return X, labels, None
+    df = read_table(path)
+    return feature_matrix(df, _model_features(model, meta, df, path), path), None, df
 
 
 # column names that usually hold a target, not a feature
@@ -564,8 +505,7 @@ def cmd_predict(args) -> int:
         if predict is None or "return_std" not in inspect.signature(predict).parameters:
             raise CLIError(f"{name} cannot give a standard deviation (--std): its predict has "
                            "no return_std")
-    df = read_table(args.data)
-    X = feature_matrix(df, _model_features(model, meta, df, args.data), args.data)
+    X = _data_matrix(model, meta, args.data)[0]
     try:
         if hasattr(model, "predict"):
             if args.std:
@@ -606,13 +546,17 @@ def cmd_evaluate(args) -> int:
     model, meta = load_model(args.model)
     name = type(model).__name__
     kind = meta.get("kind") or _kind(model)
-    df = read_table(args.data)
-    ycol = _column(df, args.target, args.data)
-    _check_missing(ycol, args.target, args.data)
-    X = feature_matrix(df, _model_features(model, meta, df, args.data), args.data)
+    X, labels, df = _data_matrix(model, meta, args.data)
     if kind == "transformer":
         raise CLIError(f"{name} is a transformer: there is nothing to evaluate against a target")
-    y = _target(ycol, args.target, args.data, kind)
+    if df is None:  # a sparse file: --target FILE or its LibSVM labels
+        y = sparse_target(args.target, labels, X.shape[0], args.data, kind, read_table)
+    else:
+        if args.target is None:
+            raise CLIError(f"give the target column of {args.data} with --target")
+        ycol = _column(df, args.target, args.data)
+        _check_missing(ycol, args.target, args.data)
+        y = _target(ycol, args.target, args.data, kind)
     _check_labels(model, kind, y, args.target, args.data)
     try:
         pred = np.asarray(model.predict(X))
@@ -680,9 +624,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("fit", help="fit a model on a data file and save it")
     p.add_argument("model", metavar="MODEL", help="estimator name, e.g. KernelRidge")
-    p.add_argument("--data", required=True, metavar="FILE", help="CSV or Parquet file")
+    p.add_argument("--data", required=True, metavar="FILE", help=DATA_HELP)
     p.add_argument("--target", metavar="COLUMN",
-                   help="target column (required for classifiers and regressors)")
+                   help="target column (required for classifiers and regressors); for .npz "
+                        "data a target file (.npy or one-column CSV); LibSVM files hold it")
     p.add_argument("--features", metavar="COLUMNS",
                    help="comma-separated feature columns (default: all but the target)")
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
@@ -694,7 +639,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("predict", help="predict with a saved model")
     p.add_argument("--model", required=True, metavar="MODEL_FILE")
-    p.add_argument("--data", required=True, metavar="FILE", help="CSV or Parquet file")
+    p.add_argument("--data", required=True, metavar="FILE", help=DATA_HELP)
     p.add_argument("--out", metavar="FILE", help="CSV or Parquet output (default: stdout CSV)")
     p.add_argument("--std", action="store_true",
                    help="also the predictive standard deviation (Gaussian processes)")
@@ -704,8 +649,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("evaluate", help="score a saved model on labelled data")
     p.add_argument("--model", required=True, metavar="MODEL_FILE")
-    p.add_argument("--data", required=True, metavar="FILE", help="CSV or Parquet file")
-    p.add_argument("--target", required=True, metavar="COLUMN")
+    p.add_argument("--data", required=True, metavar="FILE", help=DATA_HELP)
+    p.add_argument("--target", metavar="COLUMN",
+                   help="target column (a target file for .npz; not needed for LibSVM)")
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("warmup", help="compile kernelkit's numba code once (make demo and "
@@ -716,11 +662,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("model_file", metavar="MODEL_FILE")
     p.set_defaults(func=cmd_info)
     return parser
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text or type(exc).__name__
 
 
 def main(argv: list[str] | None = None) -> int:

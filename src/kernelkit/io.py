@@ -33,8 +33,9 @@ lists stand for themselves and everything else is an object with a ``"$"`` tag:
 supported type), ``set``, ``scalar`` (a numpy scalar with its dtype), ``dtype``,
 ``nptype``, ``array`` (a member; ``"object": true`` for an object array of strings, stored
 as a unicode array), ``objarray`` (a small object array, element by element),
-``generator`` / ``randomstate`` (numpy random state), ``estimator`` (a class with
-``get_params``: constructor ``params`` plus ``state``, the other entries of ``vars()``:
+``generator`` / ``randomstate`` (numpy random state), ``sparse`` (a scipy.sparse matrix:
+format, shape, dtype, its parts as members; :mod:`kernelkit._sparse_io`), ``estimator`` (a
+class with ``get_params``: constructor ``params`` plus ``state``, the other entries of ``vars()``:
 fitted attributes ending in ``_`` and the private attributes used to predict) and
 ``object`` (another kernelkit class, restored from ``state`` without calling
 ``__init__``). Classes are named ``"module:QualName"``.
@@ -73,6 +74,7 @@ from typing import Any
 
 import numpy as np
 
+from ._sparse_io import decode_sparse, encode_sparse, is_sparse
 from ._spec import kernel_spec, parse_spec
 
 __all__ = [
@@ -260,6 +262,8 @@ class _Writer:
                     "state": self.encode(bg.state, path + ".state")}
         if isinstance(obj, np.random.RandomState):
             return {"$": "randomstate", "state": self.encode(obj.get_state(legacy=False), path)}
+        if is_sparse(obj):  # support vectors, X_fit_ ...: parts as members (_sparse_io)
+            return encode_sparse(self, obj, path)
         key = id(obj)
         if key in self._active:
             raise SerializationError(f"Cannot save {path}: it refers back to itself (a cycle).")
@@ -457,6 +461,9 @@ class _Reader:
         bg = getattr(np.random, name)()
         bg.state = self.decode(node["state"])
         return np.random.Generator(bg)
+
+    def _sparse(self, node):
+        return decode_sparse(self, node)
 
     def _randomstate(self, node):
         rs = np.random.RandomState()

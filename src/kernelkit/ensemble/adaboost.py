@@ -12,7 +12,7 @@ import numpy as np
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_regressor
 from sklearn.model_selection import train_test_split
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import has_fit_parameter
@@ -46,6 +46,18 @@ def _label_index(classes: np.ndarray, labels, what: str) -> np.ndarray:
 # validate_data's rules for X: kernelkit weak learners (fast) / any other classifier
 _X_RULES = {True: dict(dtype=FLOAT_DTYPES),
             False: dict(dtype=None, ensure_2d=False, allow_nd=True)}
+
+
+def _sparse_rule(base):
+    """validate_data's ``accept_sparse`` for X: what the weak learner's tags accept
+    (scikit-learn's AdaBoost: CSR/CSC, passed on as given to the estimator)."""
+    try:
+        sparse = get_tags(base).input_tags.sparse
+    except (AttributeError, TypeError):  # a classifier without scikit-learn tags
+        sparse = False
+    return getattr(base, "_sparse", ("csr", "csc")) if sparse else False
+
+
 _EPS_PERFECT = 1e-10  # ε used for the weight of a perfect weak learner
 _LOG_MAX = float(np.log(np.finfo(np.float64).max))  # log Z_t above this overflows
 
@@ -305,7 +317,7 @@ default="stump"
         base, fast = self._base_estimator()
         # kernelkit weak learners read 2-D float X; any other classifier gets X as it
         # accepts it (any dimension, any dtype), as in scikit-learn
-        X, y = validate_data(self, X, y, **_X_RULES[fast])
+        X, y = validate_data(self, X, y, **_X_RULES[fast], accept_sparse=_sparse_rule(base))
         check_classification_targets(y)
         classes, y_idx = np.unique(y, return_inverse=True)
         K = len(classes)
@@ -456,7 +468,8 @@ default="stump"
     def _check_X(self, X):
         check_is_fitted(self)
         fast = hasattr(self.estimator_, "_boost_prepare")
-        return validate_data(self, X, reset=False, **_X_RULES[fast])
+        return validate_data(self, X, reset=False, **_X_RULES[fast],
+                             accept_sparse=_sparse_rule(self.estimator_))
 
     def _staged_G(self, X):
         """Yield (G_t, A_t): G_k = Σ_{s≤t} α_s^{SAMME} 1[h_s(x) = k] (n, K), A_t = Σ_{s≤t} α_s."""
@@ -583,4 +596,8 @@ default="stump"
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
+        try:  # sparse X when the weak learner takes it (the stump does)
+            tags.input_tags.sparse = bool(_sparse_rule(self._base_estimator()[0]))
+        except ValueError:  # an invalid estimator: fit says why
+            tags.input_tags.sparse = False
         return tags

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import NotFittedError
+from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import has_fit_parameter
 
@@ -126,7 +127,8 @@ class MajorityVote(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         members = self._members()
-        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES)
+        # sparse X is passed through as given: each member accepts it or says it does not
+        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES, accept_sparse=("csr", "csc"))
         check_classification_targets(y)
         labels = np.unique(y)
         check_two_classes(self, y, labels)
@@ -150,6 +152,16 @@ class MajorityVote(ClassifierMixin, BaseEstimator):
         self.weights_ = w
         return self
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        try:  # sparse X when every member takes it
+            members = self._members()
+            tags.input_tags.sparse = bool(members) and all(
+                get_tags(m).input_tags.sparse for m in members)
+        except (ValueError, TypeError, AttributeError):
+            tags.input_tags.sparse = False
+        return tags
+
     def _weights(self, m: int) -> np.ndarray:
         if self.weights is None:
             return np.ones(m)
@@ -164,7 +176,8 @@ class MajorityVote(ClassifierMixin, BaseEstimator):
         if hasattr(self, "estimators_"):
             check_is_fitted(self)
             members, weights, classes = self.estimators_, self.weights_, self.classes_
-            X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
+            X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=False,
+                              accept_sparse=("csr", "csc"))
         else:  # not fitted: a committee of prefit members votes as it is
             try:
                 members = self._members()

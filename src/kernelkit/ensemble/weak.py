@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 import numba
 import numpy as np
 import scipy.linalg
+import scipy.sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 
@@ -32,6 +33,7 @@ from .._validation import (
 from . import _stump_numba as nb
 from ._binning import MAX_BINS, Binned, bin_features
 from ._parallel import Chooser
+from ._sparse_stump import SparseColumns, column_split
 
 __all__ = ["WeakLearner", "DecisionStump", "DecisionTree", "LinearThreshold",
            "FunctionDictionary"]
@@ -68,6 +70,13 @@ class _Context:
 class _BaseWeak(ClassifierMixin, BaseEstimator):
     """``fit`` = prepare + one weighted round; subclasses implement the two fast-path steps."""
 
+    _sparse: tuple | bool = False  # the scipy.sparse formats accepted (validate_data's rule)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = bool(self._sparse)
+        return tags
+
     def fit(self, X, y, sample_weight=None):
         """Fit to the weighted sample (weights default to uniform).
 
@@ -81,7 +90,7 @@ class _BaseWeak(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES)
+        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES, accept_sparse=self._sparse)
         check_classification_targets(y)
         classes, y_idx = np.unique(y, return_inverse=True)
         check_two_classes(self, y, classes)
@@ -110,7 +119,8 @@ class _BaseWeak(ClassifierMixin, BaseEstimator):
 
     def _check_X(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
+        return validate_data(self, X, dtype=FLOAT_DTYPES, reset=False,
+                             accept_sparse=self._sparse)
 
     def predict(self, X) -> np.ndarray:
         """Predicted class labels of ``X``."""
@@ -222,6 +232,8 @@ class DecisionStump(_BaseWeak):
     (0, 1.5, [-1, -1, 1, 1])
     """
 
+    _sparse = ("csc", "csr")
+
     def __init__(self, max_bins: int | None = None, criterion: str = "auto"):
         self.max_bins = max_bins
         self.criterion = criterion
@@ -237,6 +249,11 @@ class DecisionStump(_BaseWeak):
 
     def _boost_prepare(self, X, y_idx, classes, sample_weight=None):
         crit = self._criterion(len(classes))
+        if scipy.sparse.issparse(X):  # the non-zeros of CSC columns, presorted once
+            return _Context(kind="sparse", columns=SparseColumns(X, sample_weight),
+                            y_idx=np.ascontiguousarray(y_idx, dtype=np.int64),
+                            y_pm=np.where(y_idx == 1, 1.0, -1.0), classes=classes,
+                            n_features=X.shape[1], criterion=crit, run=Chooser())
         if self.max_bins is not None:
             ctx = _binned_context(X, y_idx, classes, self.max_bins, sample_weight)
             ctx.criterion, ctx.sorted_features = crit, np.zeros(0, np.int64)
@@ -324,6 +341,11 @@ class DecisionStump(_BaseWeak):
 
     def _boost_fit(self, ctx, w):
         K = len(ctx.classes)
+        if ctx.kind == "sparse":
+            j, threshold, left, right, err = ctx.columns.best(
+                ctx.run, w, ctx.y_idx, ctx.y_pm, K, _CRITERIA[ctx.criterion])
+            return self._fitted(ctx, j, threshold, left, right, err,
+                                ctx.columns.predict(j, threshold, left, right))
         cand = []
         if ctx.binned is not None:
             cand.append(("b",) + self._best_binned(ctx, w, K))
@@ -352,6 +374,10 @@ class DecisionStump(_BaseWeak):
                     threshold = hi
             pred = np.where(xs >= threshold, right, left).astype(np.int64)
             j = int(ctx.sorted_features[j])
+        return self._fitted(ctx, j, threshold, left, right, err, pred)
+
+    def _fitted(self, ctx, j, threshold, left, right, err, pred):
+        """A fitted copy of the stump "x_j ≥ θ → right, else left", and its predictions."""
         est = self._new()
         est._set_common(ctx)
         est.feature_ = int(j)
@@ -366,6 +392,8 @@ class DecisionStump(_BaseWeak):
         return est, pred
 
     def _predict_index(self, X):
+        if scipy.sparse.issparse(X):
+            return column_split(X, self.feature_, self.threshold_, *self.value_)
         return np.where(X[:, self.feature_] >= self.threshold_, self.value_[1], self.value_[0])
 
     @property

@@ -12,10 +12,12 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.linalg
 import scipy.optimize
+import scipy.sparse
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval
 
 from .._validation import FLOAT_DTYPES, check_is_fitted, check_sample_weight, validate_data
+from ._sparse import GRAM_MAX_FEATURES, sparse_fit
 
 __all__ = ["LinearRegression"]
 
@@ -136,7 +138,13 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
       ``tol`` / ``n_jobs`` are unused; ``rank_`` and ``singular_`` are those of the centred
       design. Extra attributes ``noise_variance_`` and ``log_likelihood_`` and
       ``predict(return_std=True)`` (the maximum-likelihood reading).
-    - Sparse X is not accepted yet (issue 15).
+    - Sparse X (CSR/CSC/COO) is centred implicitly, never densified. Up to 1000 features
+      the solve is the eigendecomposition of the centred Gram matrix (``rank_`` and
+      ``singular_`` from it); with more, LSQR (as scikit-learn) stopped at ``1e-4 * tol``,
+      and ``rank_``, ``singular_`` and ``predict(return_std=True)`` are then not available
+      (scikit-learn does not set ``rank_``/``singular_`` on sparse X either).
+      ``positive=True`` works on sparse X too (bounded L-BFGS-B on the implicitly centred
+      problem); scikit-learn raises a TypeError there.
 
     Examples
     --------
@@ -188,29 +196,44 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self
         """
         self._validate_params()
-        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=FLOAT_DTYPES)
+        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=FLOAT_DTYPES,
+                             accept_sparse=("csr", "csc"))
         dtype = X.dtype  # the coefficients keep float32; the solve runs in float64
         X = X.astype(np.float64, copy=False)
         Y = np.asarray(y, dtype=float).reshape(len(y), -1)
         sw = None if sample_weight is None else check_sample_weight(sample_weight, X)
         alpha = self._alpha(Y.shape[1])
-        Xc, Yc, x_mean, y_mean, _ = center_data(X, Y, sw, self.fit_intercept)
-        coef, (s, Vt, keep) = svd_solve(Xc, Yc, alpha)
-        if self.positive:  # coef >= 0: NNLS on the same centered, weighted problem
-            coef = nnls_solve(Xc, Yc, alpha, self._nnls_max_iter())
+        if scipy.sparse.issparse(X):  # implicit centring, X never densified
+            fit = sparse_fit(X, Y, sw, alpha, fit_intercept=self.fit_intercept,
+                             positive=self.positive, tol=self.tol,
+                             max_iter=self._nnls_max_iter())
+            coef, x_mean, y_mean, rss = fit.coef, fit.x_mean, fit.y_mean, fit.rss
+            self._sparse_solver, self._sparse_n_iter = fit.solver, fit.n_iter
+            spectrum = fit.spectrum
+        else:
+            Xc, Yc, x_mean, y_mean, _ = center_data(X, Y, sw, self.fit_intercept)
+            coef, spectrum = svd_solve(Xc, Yc, alpha)
+            if self.positive:  # coef >= 0: NNLS on the same centered, weighted problem
+                coef = nnls_solve(Xc, Yc, alpha, self._nnls_max_iter())
+            resid = Yc - Xc @ coef  # sqrt(w) * (y - X theta - theta_0)
+            rss = np.sum(resid**2, axis=0)
+            self._sparse_solver = None
         intercept = y_mean - x_mean @ coef
-        resid = Yc - Xc @ coef  # sqrt(w) * (y - X theta - theta_0)
         w_sum = float(X.shape[0] if sw is None else sw.sum())
-        rss = np.sum(resid**2, axis=0)
         self._set_likelihood(rss, coef, alpha, w_sum)
-        self.singular_ = s
-        self.rank_ = int(np.sum(keep))
         # kept for predictive variances x^T (Xc^T Xc + alpha I)^-1 x
         self._alphas = alpha
         self._x_mean = x_mean
         self._w_sum = w_sum
-        self._vt = Vt[keep]
-        self._s = s[keep]
+        self._vt = None
+        for name in ("singular_", "rank_"):  # not computed by the iterative sparse solvers
+            self.__dict__.pop(name, None)
+        if spectrum is not None:  # the SVD (or centred Gram) spectrum
+            s, Vt, keep = spectrum
+            self.singular_ = s
+            self.rank_ = int(np.sum(keep))
+            self._vt = Vt[keep]
+            self._s = s[keep]
         ravel = y.ndim == 1
         coef, intercept = coef.astype(dtype), intercept.astype(dtype)
         # scikit-learn's Ridge: an (n, 1) y gives coef_ (d,), intercept_ (1,) or 0.0
@@ -222,6 +245,11 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
             self.intercept_ = 0.0  # as scikit-learn, for any number of targets
         return self
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # CSR/CSC/COO, centred implicitly
+        return tags
+
     def _set_likelihood(self, rss, coef, alpha, w_sum):
         # MLE: sigma^2 = RSS / n;  log L = -n/2 (log(2 pi sigma^2) + 1)
         sigma2 = rss / w_sum
@@ -231,7 +259,13 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
 
     def _param_variance(self, X):
         # x^T (Xc^T Xc + alpha I)^-1 x  (+ 1/n for the intercept), shape (n_samples, n_targets)
-        Z = (X - self._x_mean) @ self._vt.T
+        if self._vt is None:
+            raise ValueError(
+                f"predict(return_std=True) needs the spectrum of the design; this model was "
+                f"fitted on sparse X with {self.n_features_in_} features by the iterative "
+                f"solver {self._sparse_solver!r}, which does not compute it. Fit on at most "
+                f"{GRAM_MAX_FEATURES} features (or dense X) to get standard deviations.")
+        Z = X @ self._vt.T - self._x_mean @ self._vt.T  # (x - x_bar)^T V, X may be sparse
         with np.errstate(divide="ignore"):
             inv = 1.0 / (self._s[:, None] ** 2 + self._alphas[None, :])
         v = (Z**2) @ inv
@@ -254,8 +288,8 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
         std : ndarray, same shape, only with ``return_std``
         """
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
-        y = X @ np.asarray(self.coef_).T + self.intercept_
+        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES, accept_sparse=("csr", "csc"))
+        y = np.asarray(X @ np.asarray(self.coef_).T) + self.intercept_
         if not return_std:
             return y
         var = (1.0 + self._param_variance(X)) * np.atleast_1d(self.noise_variance_)
