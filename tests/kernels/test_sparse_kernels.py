@@ -92,6 +92,8 @@ def test_primitives_against_scipy_and_sklearn():
     X, Y = _pair("csr", np.float64)
     # X Y^T (Gustavson into a dense block) = scipy's sparse product
     np.testing.assert_allclose(sparse_gram(X, Y), (X @ Y.T).toarray(), rtol=1e-14)
+    # a few rows (the dual solvers' kernel rows): scattered rows gathered by every y
+    np.testing.assert_allclose(sparse_gram(X[:3], X), (X[:3] @ X.T).toarray(), rtol=1e-14)
     # ||x||^2 from the stored values, empty row included
     np.testing.assert_allclose(sparse_row_norms_sq(X), (X.toarray() ** 2).sum(axis=1))
     # L1 distances by the merge of sorted indices = scikit-learn's sparse manhattan

@@ -89,6 +89,28 @@ def _csr_gram(xp, xi, xv, tp, ti, tv, out):  # pragma: no cover - numba
                 row[ti[q]] += v * tv[q]
 
 
+@njit(parallel=True, cache=True)
+def _csr_gram_few(xp, xi, xv, yp, yi, yv, d, out):  # pragma: no cover - numba
+    # out[i, j] = <x_i, y_j> for a few rows x_i: x_i scattered into a dense d-vector, then
+    # every row of Y gathers from it (O(d + nnz(Y)) per x_i, no transpose of Y)
+    buf = np.zeros(d, dtype=out.dtype)
+    for i in range(out.shape[0]):
+        for p in range(xp[i], xp[i + 1]):
+            buf[xi[p]] = xv[p]
+        for j in prange(out.shape[1]):
+            s = 0.0
+            for q in range(yp[j], yp[j + 1]):
+                s += buf[yi[q]] * yv[q]
+            out[i, j] = s
+        for p in range(xp[i], xp[i + 1]):
+            buf[xi[p]] = 0.0
+
+
+# below this many rows of X, X Y^T scatters each row instead of transposing Y (kernel rows
+# fetched one at a time by the dual solvers)
+_FEW_ROWS = 32
+
+
 def sparse_gram(X, Y):
     """The dense ``X @ Y.T`` where ``X`` and/or ``Y`` is sparse (C-contiguous output).
 
@@ -102,8 +124,14 @@ def sparse_gram(X, Y):
     if not sp.issparse(X):
         return np.ascontiguousarray((Y @ np.asarray(X, dtype=dtype).T).T, dtype=dtype)
     X = as_sparse_rows(X)
-    Yt = sp.csr_matrix(as_sparse_rows(Y).T)  # columns of Y, i.e. the CSC of Y
     out = np.zeros((X.shape[0], Y.shape[0]), dtype=dtype)
+    if X.shape[0] <= _FEW_ROWS:
+        Y = as_sparse_rows(Y)
+        if X.nnz and Y.nnz:
+            _csr_gram_few(X.indptr, X.indices, X.data.astype(dtype, copy=False), Y.indptr,
+                          Y.indices, Y.data.astype(dtype, copy=False), X.shape[1], out)
+        return out
+    Yt = sp.csr_matrix(as_sparse_rows(Y).T)  # columns of Y, i.e. the CSC of Y
     if X.nnz and Yt.nnz:
         _csr_gram(X.indptr, X.indices, X.data.astype(dtype, copy=False), Yt.indptr,
                   Yt.indices, Yt.data.astype(dtype, copy=False), out)
