@@ -124,3 +124,34 @@ def test_kernel_ridge_partial_fit_states_what_it_supports():
     kr = KernelRidge(kernel="rbf", solver="cholesky").fit(X[:100], y[:100])
     with pytest.raises(ValueError, match="features"):
         kr.partial_fit(X[100:, :2], y[100:])
+
+
+def test_partial_fit_appends_to_the_factor_without_copying_it(tmp_path):
+    """The fitted n x n factor stays where it is (no O(n^2) copy per update), the model
+    predicts as a fit on all data, and it survives a model file."""
+    from kernelkit import load, save
+
+    X, y = _data()
+    gp = GaussianProcessRegressor(RBF(1.0), alpha=1e-2, optimizer=None).fit(X[:90], y[:90])
+    L0 = gp.L_
+    gp.partial_fit(X[90:110], y[90:110]).partial_fit(X[110:], y[110:])
+    assert gp._factor().diag_blocks[0] is L0
+    ref = GaussianProcessRegressor(RBF(1.0), alpha=1e-2, optimizer=None).fit(X, y)
+    Xt = np.random.default_rng(3).normal(size=(7, 3))
+    back = load(save(gp, tmp_path / "gp.kkm"))
+    for model in (gp, back):
+        for a, b in zip(model.predict(Xt, return_cov=True), ref.predict(Xt, return_cov=True)):
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-10)
+        np.testing.assert_allclose(model.sample_y(Xt, 3, method="pathwise"),
+                                   gp.sample_y(Xt, 3, method="pathwise"), rtol=1e-12)
+
+
+def test_a_model_state_holding_a_dense_L_still_predicts():
+    """Model files written before the factor was held by blocks store ``L_`` itself."""
+    X, y = _data()
+    gp = GaussianProcessRegressor(RBF(1.0), alpha=1e-2, optimizer=None).fit(X, y)
+    expected = gp.predict(X[:5], return_std=True)
+    gp.__dict__["L_"] = gp.__dict__.pop("_chol").dense()
+    for a, b in zip(gp.predict(X[:5], return_std=True), expected):
+        np.testing.assert_array_equal(a, b)
+    assert not hasattr(GaussianProcessRegressor(), "L_")

@@ -38,7 +38,7 @@ from scipy.linalg.blas import dsyrk
 
 from ._coregionalization import Coregionalization
 
-__all__ = ["KroneckerFactors", "kronecker_log_marginal_likelihood"]
+__all__ = ["KroneckerFactors", "kernel_eigen", "kronecker_log_marginal_likelihood"]
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
 
@@ -60,15 +60,22 @@ class KroneckerFactors:
         return (self.V @ (self.Az @ self.U.T)) * self.d
 
 
-def _factorize(params: Coregionalization, X, Y) -> tuple[KroneckerFactors, float, float]:
-    kernel = params.kernels[0]
-    n, T = Y.shape
+def kernel_eigen(kernel, X, Y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(S, V, V^T Y)``: the eigendecomposition ``K_x = V S V^T`` (O(n^3)) and the rotated
+    targets (O(n^2 T)), everything of an evaluation that depends on the kernel alone."""
     s, V = eigh(kernel(X), overwrite_a=True, check_finite=False, driver="evd")
     s = np.maximum(s, 0.0)  # K_x is PSD: negative eigenvalues are rounding
+    return s, V, V.T @ Y
+
+
+def _factorize(params: Coregionalization, X, Y, eig=None
+               ) -> tuple[KroneckerFactors, float, float]:
+    n, T = Y.shape
+    s, V, VtY = kernel_eigen(params.kernels[0], X, Y) if eig is None else eig
     d = 1.0 / np.sqrt(params.noise)
     lam, U = eigh(params.B(0) * np.outer(d, d), check_finite=False)
     lam = np.maximum(lam, 0.0)
-    Z = V.T @ (Y * d) @ U  # rotated whitened targets
+    Z = (VtY * d) @ U  # rotated whitened targets V^T (Y D^-1/2) U
     Den = np.outer(s, lam) + 1.0
     Az = Z / Den
     quad = float(np.einsum("it,it->", Z, Az))  # y^T K^-1 y
@@ -77,11 +84,14 @@ def _factorize(params: Coregionalization, X, Y) -> tuple[KroneckerFactors, float
 
 
 def kronecker_log_marginal_likelihood(params: Coregionalization, X, Y,
-                                      eval_gradient: bool = False, *, factors: bool = False):
+                                      eval_gradient: bool = False, *, factors: bool = False,
+                                      eig=None, kernel_gradient: bool = True):
     """ICM log marginal likelihood of a complete (n, T) target matrix.
 
     Returns ``lml``, ``(lml, grad)`` with ``eval_gradient``, or ``(lml, KroneckerFactors)``
-    with ``factors``.
+    with ``factors``. ``eig``, the :func:`kernel_eigen` of the current kernel, skips the
+    O(n^3) eigendecomposition; ``kernel_gradient=False`` leaves the kernel's entries of the
+    gradient at 0 and skips their O(n^3) contraction, so that an evaluation costs O(n T^2).
 
     Examples
     --------
@@ -95,12 +105,28 @@ def kronecker_log_marginal_likelihood(params: Coregionalization, X, Y,
     True
     """
     n, T = Y.shape
-    F, quad, logdet = _factorize(params, X, Y)
+    F, quad, logdet = _factorize(params, X, Y, eig)
     lml = -0.5 * quad - 0.5 * logdet - 0.5 * n * T * _LOG_2PI
     if factors:
         return lml, F
     if not eval_gradient:
         return lml
+    g_kernel = (_kernel_gradient(params, X, F) if kernel_gradient
+                else np.zeros(params.kernels[0].n_dims))
+    # d lml / dB = 1/2 D^-1/2 U (A_z^T S A_z - diag e) U^T D^-1/2
+    inner = F.Az.T @ (F.s[:, None] * F.Az)
+    inner[np.diag_indices(T)] -= np.sum(F.s[:, None] / F.Den, axis=0)
+    dB = 0.5 * (F.U @ inner @ F.U.T) * np.outer(F.d, F.d)
+    # d lml / d log sigma^2 = 1/2 diag(U (A_z^T A_z - diag f) U^T)
+    inner = F.Az.T @ F.Az
+    inner[np.diag_indices(T)] -= np.sum(1.0 / F.Den, axis=0)
+    d_log_noise = 0.5 * np.einsum("tu,uv,tv->t", F.U, inner, F.U)
+    return lml, params.pack_gradient([g_kernel], [dB], d_log_noise)
+
+
+def _kernel_gradient(params: Coregionalization, X, F: KroneckerFactors) -> np.ndarray:
+    """``1/2 tr(W_x dK_x)`` for the kernel's theta (O(n^3): one SYRK and the contraction)."""
+    n = X.shape[0]
     B = params.B(0)
     A = F.alpha()
     c = np.sum(F.lam / F.Den, axis=1)
@@ -113,14 +139,4 @@ def kronecker_log_marginal_likelihood(params: Coregionalization, X, Y,
     Wx -= C.T
     Wx[np.diag_indices(n)] += np.diagonal(C)
     del C
-    g_kernel = 0.5 * params.kernels[0].gradient_dot(X, Wx)
-    del Wx
-    # d lml / dB = 1/2 D^-1/2 U (A_z^T S A_z - diag e) U^T D^-1/2
-    inner = F.Az.T @ (F.s[:, None] * F.Az)
-    inner[np.diag_indices(T)] -= np.sum(F.s[:, None] / F.Den, axis=0)
-    dB = 0.5 * (F.U @ inner @ F.U.T) * np.outer(F.d, F.d)
-    # d lml / d log sigma^2 = 1/2 diag(U (A_z^T A_z - diag f) U^T)
-    inner = F.Az.T @ F.Az
-    inner[np.diag_indices(T)] -= np.sum(1.0 / F.Den, axis=0)
-    d_log_noise = 0.5 * np.einsum("tu,uv,tv->t", F.U, inner, F.U)
-    return lml, params.pack_gradient([g_kernel], [dB], d_log_noise)
+    return 0.5 * params.kernels[0].gradient_dot(X, Wx)

@@ -1,7 +1,8 @@
 """Online updates of a fitted GP regression: add points with the hyperparameters kept.
 
 With ``K + alpha I = L L^T`` on the n training points, k new points extend the factor by a
-block (:func:`~kernelkit.linalg.cholesky_append`, O(n^2 k)); the dual coefficients
+block row (:meth:`~kernelkit.linalg.BlockCholesky.append`, O(n^2 k), the n x n factor not
+copied); the dual coefficients
 ``a = (K + alpha I)^-1 y`` are then two triangular solves on all n + k targets (O(n^2)),
 so that the model equals a fit on all the data with the same kernel (R&W Algorithm 2.1).
 """
@@ -11,8 +12,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-
-from ..linalg import cholesky_append
 
 __all__ = ["extend_gp_posterior", "gp_log_marginal_likelihood_value", "check_new_targets",
            "scalar_noise"]
@@ -48,23 +47,25 @@ def scalar_noise(alpha, what: str) -> float:
     return float(a.ravel()[0])
 
 
-def extend_gp_posterior(kernel, X_train, L, jitter, noise, X_new):
-    """Factor of ``K + (noise + jitter) I`` on ``X_train`` then ``X_new``, from that on
-    ``X_train`` (O(n^2 k)); returns ``(L_ext, jitter_of_new_block)``."""
+def extend_gp_posterior(kernel, X_train, factor, jitter, noise, X_new):
+    """Factor of ``K + (noise + jitter) I`` on ``X_train`` then ``X_new``, from ``factor``
+    (a :class:`~kernelkit.linalg.BlockCholesky`) on ``X_train`` (O(n^2 k)); returns
+    ``(extended_factor, jitter_of_new_block)``."""
     A12 = kernel(X_train, X_new)  # K(X, X_new), (n, k)
     A22 = kernel(X_new)
     A22[np.diag_indices_from(A22)] += noise + jitter  # same diagonal as the fit's K
-    return cholesky_append(
-        L, A12, A22, what="GP covariance K + alpha I",
+    return factor.append(
+        A12, A22, what="GP covariance K + alpha I",
         hint="increase alpha (the noise variance), add a White kernel or remove "
         "duplicated inputs",
     )
 
 
-def gp_log_marginal_likelihood_value(L, Y, A) -> float:
-    """``-1/2 y^T a - sum log L_ii - n/2 log 2 pi`` summed over targets (R&W eq. 2.30)."""
+def gp_log_marginal_likelihood_value(diag_L, Y, A) -> float:
+    """``-1/2 y^T a - sum log L_ii - n/2 log 2 pi`` summed over targets (R&W eq. 2.30),
+    from the factor's diagonal ``diag_L``."""
     n = Y.shape[0]
     Y = Y.reshape(n, -1)
     t = Y.shape[1]
-    return float(-0.5 * np.sum(Y * A.reshape(n, -1)) - t * np.sum(np.log(np.diagonal(L)))
+    return float(-0.5 * np.sum(Y * A.reshape(n, -1)) - t * np.sum(np.log(diag_L))
                  - 0.5 * n * t * _LOG_2PI)

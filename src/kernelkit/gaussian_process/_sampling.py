@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..linalg import block_rows, cho_solve, jitter_cholesky
+from ..linalg import block_rows, jitter_cholesky
 
 __all__ = ["sample_from_covariance", "pathwise_samples"]
 
@@ -83,8 +83,9 @@ def pathwise_samples(kernel, X, n_samples: int, rng, *, n_components: int, n_tar
     n_targets : int
     train : tuple, optional
         ``(X_train, L, noise, A, y_mean, y_std)``: training inputs, the factor of
-        ``K + noise I``, the noise variances (scalar or (n,)), the dual coefficients
-        ``A = (K + noise I)^-1 y`` of shape (n, t) and the target scaling. ``None`` samples
+        ``K + noise I`` (a :class:`~kernelkit.linalg.BlockCholesky`), the noise variances
+        (scalar or (n,)), the dual coefficients ``A = (K + noise I)^-1 y`` of shape (n, t)
+        and the target scaling. ``None`` samples
         the prior.
 
     Returns
@@ -104,7 +105,7 @@ def pathwise_samples(kernel, X, n_samples: int, rng, *, n_components: int, n_tar
     G = prior(X_train)
     G += np.sqrt(np.asarray(noise, dtype=float)).reshape(-1, 1) * rng.standard_normal((n, T))
     # posterior sample = y_mean + y_std (k(x, X) (a - (K + noise I)^-1 (f(X) + eps)) + f(x))
-    C = np.repeat(A.reshape(n, n_targets), n_samples, axis=1) - cho_solve(L, G)
+    C = np.repeat(A.reshape(n, n_targets), n_samples, axis=1) - L.cho_solve(G)
     out = np.empty((m, T))
     step = block_rows(n + prior.W.shape[1], 8)
     for s in range(0, m, step):

@@ -18,8 +18,8 @@ from sklearn.multiclass import OneVsOneClassifier, OneVsRestClassifier
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from threadpoolctl import threadpool_limits
 
+from .._threads import limit_blas
 from .._validation import (
     check_is_fitted,
     check_two_classes,
@@ -51,7 +51,7 @@ def _serial_if_small(n: int):
     n_threads = numba.get_num_threads()
     try:
         numba.set_num_threads(1)  # thread-local in numba, restored below
-        with threadpool_limits(limits=1, user_api="blas"):
+        with limit_blas(1):
             yield
     finally:
         numba.set_num_threads(n_threads)

@@ -13,7 +13,6 @@ import warnings
 
 import numba
 import numpy as np
-from scipy.linalg import solve_triangular
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
 from sklearn.utils import check_random_state
 
@@ -22,7 +21,7 @@ from .._progress import progress_bar
 from .._threads import limit_blas
 from .._validation import check_is_fitted, resolve_estimator_kernel, validate_data
 from ..kernels import RBF, Constant, Kernel, SklearnKernel, resolve_kernel
-from ..linalg import block_rows, cho_solve
+from ..linalg import BlockCholesky, block_rows, cho_solve
 from ._marginal_likelihood import factorize, log_marginal_likelihood
 from ._online import (
     check_new_targets,
@@ -181,6 +180,20 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         return a
 
     # ------------------------------------------------------------------ fit
+    @property
+    def L_(self) -> np.ndarray:
+        """Lower Cholesky factor of ``K + alpha I`` on the training points (dense)."""
+        return self._factor().dense()
+
+    def _factor(self) -> BlockCholesky:
+        """The factor of ``K + alpha I``, held as block rows (see :meth:`partial_fit`)."""
+        state = vars(self)
+        if "_chol" in state:
+            return state["_chol"]
+        if "L_" in state:  # a model file written before the factor was held by blocks
+            return BlockCholesky(state["L_"])
+        raise AttributeError(f"{type(self).__name__} has no attribute 'L_' (not fitted).")
+
     def fit(self, X, y) -> GaussianProcessRegressor:
         """Learn the hyperparameters (if any) and factorize the posterior.
 
@@ -225,13 +238,14 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
 
         # Alg. 2.1: L = chol(K + alpha I), a = L^T \ (L \ y)  (jitter with a warning if needed)
         K = self.kernel_(X)
-        self.L_, self.jitter_ = factorize(K, alpha, jitter=True)
-        self.alpha_ = cho_solve(self.L_, self.y_train_)
+        L, self.jitter_ = factorize(K, alpha, jitter=True)
+        self._chol = BlockCholesky(L)  # L_ (partial_fit appends block rows to it)
+        self.alpha_ = cho_solve(L, self.y_train_)
         # log p(y) = -1/2 y^T a - sum log L_ii - n/2 log 2 pi (summed over targets)
         n, t = Y.shape
         self.log_marginal_likelihood_value_ = np.float64(
             -0.5 * np.sum(Y * self.alpha_.reshape(n, -1))
-            - t * np.sum(np.log(np.diagonal(self.L_))) - 0.5 * n * t * np.log(2 * np.pi)
+            - t * np.sum(np.log(np.diagonal(L))) - 0.5 * n * t * np.log(2 * np.pi)
         )
         if isinstance(self.kernel_, SklearnKernel):
             # the user's scikit-learn kernel, with the learned values (computed by its twin)
@@ -325,7 +339,7 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         if return_cov:
             Ks = kernel(X, self.X_train_)
             mean = Ks @ A
-            V = solve_triangular(self.L_, Ks.T, lower=True, check_finite=False)
+            V = self._factor().solve(Ks.T)
             cov = kernel(X)  # R&W eq. 2.24: K(X_*, X_*) - V^T V
             cov -= V.T @ V
             # its diagonal by the very operations of the return_std path, so that
@@ -345,8 +359,7 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
                 # R&W eq. 2.26: var = k(x, x) - ||L^-1 k_*||^2, by a triangular solve (the
                 # same V = L^-1 K_*^T as the covariance) written over k_* (Ks^T is
                 # Fortran-ordered, as BLAS wants it)
-                V = solve_triangular(self.L_, Ks.T, lower=True, overwrite_b=True,
-                                     check_finite=False)
+                V = self._factor().solve(Ks.T, overwrite_b=True)
                 var[sl] -= np.einsum("ij,ij->j", V, V)
         mean = self._unnormalize(mean)
         if not return_std:
@@ -441,7 +454,7 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         else:
             t = 1 if self.y_train_.ndim == 1 else self.y_train_.shape[1]
             noise = self._check_alpha(len(self.X_train_)) + self.jitter_
-            train = (self.X_train_, self.L_, noise, self.alpha_, self._y_train_mean,
+            train = (self.X_train_, self._factor(), noise, self.alpha_, self._y_train_mean,
                      self._y_train_std)
             out = pathwise_samples(self._fitted_kernel(), X, n_samples, rng,
                                    n_components=n_components, n_targets=t, train=train)
@@ -484,8 +497,9 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
     def partial_fit(self, X, y) -> GaussianProcessRegressor:
         """Add training points, keeping the hyperparameters (R&W Alg. 2.1 on all the data).
 
-        The Cholesky factor of ``K + alpha I`` is extended by a block (O(n^2 k) for k new
-        points, never a new (n + k)^3 factorization; the new block gets the fit's
+        The Cholesky factor of ``K + alpha I`` is extended by a block row (O(n^2 k) for k new
+        points, never a new (n + k)^3 factorization, and the n x n factor is neither copied
+        nor moved: :class:`~kernelkit.linalg.BlockCholesky`; the new block gets the fit's
         ``jitter_`` and adaptive jitter, with a warning, if it needs more), then the dual
         coefficients are re-solved (O(n^2)). The result equals a fit on all the data with
         ``kernel=kernel_`` and ``optimizer=None``, also with ``normalize_y`` (the target
@@ -504,8 +518,8 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         X = validate_data(self, X, reset=False, dtype=np.float64)
         y = check_new_targets(y, X.shape[0], self.y_train_)
         noise = scalar_noise(self.alpha, "partial_fit")
-        self.L_, extra = extend_gp_posterior(self._fitted_kernel(), self.X_train_, self.L_,
-                                             self.jitter_, noise, X)
+        self._chol, extra = extend_gp_posterior(self._fitted_kernel(), self.X_train_,
+                                                self._factor(), self.jitter_, noise, X)
         self.jitter_ += extra
         self.X_train_ = np.vstack([self.X_train_, X])
         y_raw = np.concatenate([self.y_train_ * self._y_train_std + self._y_train_mean, y])
@@ -514,9 +528,9 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
             std = np.std(y_raw, axis=0)
             self._y_train_std = np.where(std < 10 * np.finfo(float).eps, 1.0, std)
         self.y_train_ = (y_raw - self._y_train_mean) / self._y_train_std
-        self.alpha_ = cho_solve(self.L_, self.y_train_)  # a = (K + alpha I)^-1 y
+        self.alpha_ = self._chol.cho_solve(self.y_train_)  # a = (K + alpha I)^-1 y
         self.log_marginal_likelihood_value_ = gp_log_marginal_likelihood_value(
-            self.L_, self.y_train_, self.alpha_)
+            self._chol.diagonal(), self.y_train_, self.alpha_)
         return self
 
     def condition_on(self, X, y) -> GaussianProcessRegressor:

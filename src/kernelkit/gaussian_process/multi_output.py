@@ -16,14 +16,15 @@ import numba
 import numpy as np
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
 from sklearn.utils import check_array, check_consistent_length, check_random_state
-from threadpoolctl import threadpool_limits
 
 from .._progress import progress_bar
+from .._threads import limit_blas
 from .._validation import check_is_fitted, validate_data
 from ..kernels import RBF, resolve_kernel
 from ..linalg import block_rows, jitter_cholesky
 from ._coregionalization import Coregionalization, ObservedPairs, dense_log_marginal_likelihood
 from ._kronecker import kronecker_log_marginal_likelihood
+from ._kronecker_profile import profiled_minimize
 from ._lmc_init import initial_coregionalization, restart_theta
 from ._lmc_posterior import DensePosterior, KroneckerPosterior, prior_covariance, prior_variance
 from ._optimize import minimize_once
@@ -327,10 +328,15 @@ class MultiOutputGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, Base
         try:
             if serial:
                 numba.set_num_threads(1)  # thread-local in numba, restored below
-            with threadpool_limits(limits=1 if serial else None, user_api="blas"), \
+            with limit_blas(1 if serial else None), \
                     progress_bar(self.verbose, total=len(starts), desc="MOGP restarts") as bar:
                 for theta0 in starts:
-                    optima.append(minimize_once(obj_func, theta0, bounds, self.optimizer))
+                    if self.solver_ == "kronecker" and self.optimizer == "fmin_l_bfgs_b":
+                        # one eigendecomposition per step in the kernel's theta only
+                        optima.append(profiled_minimize(work, X, Y, theta0, bounds))
+                    else:
+                        optima.append(minimize_once(obj_func, theta0, bounds,
+                                                    self.optimizer))
                     bar.update()
         finally:
             numba.set_num_threads(n_threads)

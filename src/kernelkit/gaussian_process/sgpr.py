@@ -18,9 +18,9 @@ import scipy.optimize
 from scipy.linalg import solve_triangular
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
 from sklearn.utils import check_random_state
-from threadpoolctl import threadpool_limits
 
 from .._progress import progress_bar
+from .._threads import limit_blas
 from .._validation import check_is_fitted, resolve_estimator_kernel, validate_data
 from ..exceptions import JitterWarning, NumericalError
 from ..kernels import RBF, Constant
@@ -48,7 +48,7 @@ def _threads_for(n: int, m: int):
     n_threads = numba.get_num_threads()
     try:
         numba.set_num_threads(1)  # thread-local in numba, restored below
-        with threadpool_limits(limits=1, user_api="blas"):
+        with limit_blas(1):
             yield
     finally:
         numba.set_num_threads(n_threads)

@@ -9,6 +9,7 @@ PCG, eigen solvers.
 - :class:`KernelRows`: kernel rows (whole matrix or LRU cache) for the dual solvers.
 """
 
+from .block_cholesky import BlockCholesky
 from .blocks import block_rows, block_slices, fits_in_memory, map_blocks, sum_partials
 from .cg import pcg
 from .cholesky import cho_inverse, cho_logdet, cho_solve, jitter_cholesky
@@ -35,6 +36,7 @@ __all__ = [
     "map_blocks",
     "sum_partials",
     "jitter_cholesky",
+    "BlockCholesky",
     "cholesky_append",
     "cho_solve",
     "cho_inverse",
