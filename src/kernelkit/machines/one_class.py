@@ -174,6 +174,8 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
         "check_sample_weight_equivalence_on_dense_data": (
             "as scikit-learn's OneClassSVM: fits with weights and with repeated rows agree "
             "to ~1e-8, so margin points (decision ~ 0, many in this check) flip sign"),
+        "check_sample_weight_equivalence_on_sparse_data": (
+            "the same check on sparse X: margin points flip sign, as on dense data"),
     }
 
     def __sklearn_tags__(self):
