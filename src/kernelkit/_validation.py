@@ -22,6 +22,7 @@ __all__ = [
     "libsvm_sample_weight",
     "resolve_estimator_kernel",
     "check_two_classes",
+    "check_dense_target",
     "plain",
     "FLOAT_DTYPES",
     "KERNEL_PARAMETER_CONSTRAINTS",
@@ -183,3 +184,23 @@ def resolve_estimator_kernel(estimator, n_features: int) -> Kernel:
     )
     # a wrapped scikit-learn kernel is the user's object too: clone the wrapper deeply
     return clone(k) if k is kernel or isinstance(k, SklearnKernel) else k
+
+
+def check_dense_target(y):
+    """``y`` itself, or scikit-learn's TypeError for a scipy.sparse target (a multi-output
+    ``validate_data`` lets CSR targets through; kernel estimators need dense targets).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> check_dense_target(sp.csr_matrix([[1.0], [2.0]]))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: Sparse data was passed for y, but dense data is required. Use '.toarray()'...
+    """
+    import scipy.sparse as sp
+
+    if sp.issparse(y):
+        raise TypeError("Sparse data was passed for y, but dense data is required. Use "
+                        "'.toarray()' to convert to a dense numpy array.")
+    return y

@@ -23,6 +23,7 @@ from numbers import Integral, Real
 
 import numba
 import numpy as np
+import scipy.sparse as sp
 from numba import njit, prange
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError, PositiveSpectrumWarning
@@ -372,7 +373,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self : KernelPCA
         """
         self._validate_params()
-        X = validate_data(self, X, dtype=FLOAT_DTYPES, copy=self.copy_X)
+        X = validate_data(self, X, accept_sparse="csr", dtype=FLOAT_DTYPES, copy=self.copy_X)
         n = X.shape[0]
         k = self._check_params(n)
         self.kernel_ = resolve_estimator_kernel(self, X.shape[1])
@@ -382,7 +383,9 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
                 raise ValueError(
                     f"kernel='precomputed' needs a square (n_samples, n_samples) Gram matrix "
                     f"at fit; got shape {X.shape}.")
-            # centred in place (a copy already when copy_X=True), as scikit-learn
+            # centred in place (a copy already when copy_X=True), as scikit-learn; a sparse
+            # Gram matrix is n x n values whatever its storage: its dense twin
+            X = X.toarray() if sp.issparse(X) else X
             self._fit_centered_eigh(*self._center(X), k)
         elif (factors := self.kernel_.exp_factors(X)) is not None:
             # K = exp(A B^T) (the RBF): every pair once, centred in the same pass
@@ -390,6 +393,10 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         else:
             self._fit_centered_eigh(*self._center(self.kernel_(X)), k)  # the one n x n matrix
         if self.fit_inverse_transform:
+            if sp.issparse(X):  # as scikit-learn: the pre-image regression needs dense X
+                raise NotImplementedError("Inverse transform not implemented for sparse "
+                                          "matrices! Pass dense X (X.toarray()) or set "
+                                          "fit_inverse_transform=False.")
             self._fit_inverse(self.eigenvectors_ * np.sqrt(self.eigenvalues_), X)
         self.X_fit_ = X
         return self
@@ -507,7 +514,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         X_new : ndarray of shape (n_samples, n_components)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
+        X = validate_data(self, X, accept_sparse="csr", dtype=FLOAT_DTYPES, reset=False)
         A = self._scaled_alphas()
         n_fit = self.eigenvectors_.shape[0]
         # K~_t A = K_t A - 1 (r^T A) - (K_t 1/m) (1^T A) + g (1^T A)
@@ -518,7 +525,10 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         step = block_rows(n_fit, np.dtype(dtype).itemsize)
         for start in range(0, X.shape[0], step):
             sl = slice(start, start + step)
-            Kt = X[sl] if self._precomputed() else self.kernel_(X[sl], self.X_fit_)
+            if self._precomputed():
+                Kt = X[sl].toarray() if sp.issparse(X) else X[sl]
+            else:
+                Kt = self.kernel_(X[sl], self.X_fit_)
             P = Kt @ A
             P -= rA
             P -= np.outer(Kt.mean(axis=1), sA)
@@ -561,6 +571,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     # ------------------------------------------------------------------ misc
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse X, never densified (CSR rows)
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         tags.input_tags.pairwise = self._precomputed()
         return tags

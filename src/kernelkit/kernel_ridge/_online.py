@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..linalg import cho_solve, cholesky_append
 
@@ -72,6 +73,9 @@ def extend_kernel_ridge(model, X, y) -> None:
     )
     Y = np.vstack([state.Y, Y_new])
     coef = cho_solve(L, Y)  # dual_coef = (K + alpha I)^-1 y on all the data
-    model.X_fit_ = np.vstack([model.X_fit_, X])
+    if sp.issparse(model.X_fit_) or sp.issparse(X):  # sparse training rows stay sparse
+        model.X_fit_ = sp.vstack([model.X_fit_, X], format="csr")
+    else:
+        model.X_fit_ = np.vstack([model.X_fit_, X])
     model.dual_coef_ = coef[:, 0] if model.dual_coef_.ndim == 1 else coef
     model._online = OnlineState(L, state.jitter + extra, Y, state.alpha)

@@ -18,6 +18,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._validation import (
     FLOAT_DTYPES,
     KERNEL_PARAMETER_CONSTRAINTS,
+    check_dense_target,
     check_is_fitted,
     resolve_estimator_kernel,
     validate_data,
@@ -134,6 +135,7 @@ class KernelRidgeCV(MultiOutputMixin, RegressorMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse X, never densified (CSR rows)
         tags.input_tags.pairwise = isinstance(self.kernel, str) and self.kernel == "precomputed"
         return tags
 
@@ -150,7 +152,9 @@ class KernelRidgeCV(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self
         """
         self._validate_params()
-        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=FLOAT_DTYPES)
+        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True,
+                             accept_sparse="csr", dtype=FLOAT_DTYPES)
+        y = check_dense_target(y)
         alphas = _check_alphas(self.alphas)
         ravel = y.ndim == 1
         Y = np.asarray(y, dtype=np.float64).reshape(len(y), -1)
@@ -228,5 +232,5 @@ class KernelRidgeCV(MultiOutputMixin, RegressorMixin, BaseEstimator):
         ndarray of shape (n_samples,) or (n_samples, n_targets)
         """
         check_is_fitted(self, "dual_coef_")
-        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=FLOAT_DTYPES)
         return KernelOperator(self.kernel_, X, self.X_fit_) @ self.dual_coef_

@@ -18,6 +18,7 @@ from .._progress import progress_bar
 from .._validation import (
     FLOAT_DTYPES,
     KERNEL_PARAMETER_CONSTRAINTS,
+    check_dense_target,
     check_is_fitted,
     check_sample_weight,
     resolve_estimator_kernel,
@@ -194,6 +195,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse X, never densified (CSR rows)
         tags.input_tags.pairwise = isinstance(self.kernel, str) and self.kernel == "precomputed"
         return tags
 
@@ -214,7 +216,9 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self
         """
         self._validate_params()
-        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=FLOAT_DTYPES)
+        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True,
+                             accept_sparse="csr", dtype=FLOAT_DTYPES)
+        y = check_dense_target(y)
         ravel = y.ndim == 1
         Y = np.asarray(y, dtype=X.dtype).reshape(len(y), -1)
         n, t = Y.shape
@@ -296,7 +300,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         """
         self._validate_params()  # as fit: a bad parameter is InvalidParameterError
         check_is_fitted(self, "dual_coef_")
-        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=FLOAT_DTYPES)
         extend_kernel_ridge(self, X, y)
         return self
 
@@ -330,6 +334,6 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         ndarray of shape (n_samples,) or (n_samples, n_targets)
         """
         check_is_fitted(self, "dual_coef_")
-        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=FLOAT_DTYPES)
         out = KernelOperator(self.kernel_, X, self.X_fit_) @ self.dual_coef_
         return out + self.intercept_

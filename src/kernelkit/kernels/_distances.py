@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .._blas import gram
+from .. import _blas
+from . import _sparse
 
 __all__ = [
     "augmented",
@@ -26,8 +27,18 @@ __all__ = [
 ]
 
 
-def row_norms_sq(X: np.ndarray) -> np.ndarray:
-    """Squared Euclidean norm of each row, in the dtype of ``X``."""
+def gram(X, Y=None) -> np.ndarray:
+    """Plain inner products ``X @ Y.T`` as a dense C-contiguous block: one GEMM for dense
+    rows, the sparse product for sparse rows (the input is never densified)."""
+    if _sparse.is_sparse(X) or _sparse.is_sparse(Y):
+        return _sparse.sparse_gram(X, X if Y is None else Y)
+    return _blas.gram(X, Y)
+
+
+def row_norms_sq(X) -> np.ndarray:
+    """Squared Euclidean norm of each row, in the dtype of ``X`` (dense or sparse)."""
+    if _sparse.is_sparse(X):
+        return _sparse.sparse_row_norms_sq(X)
     return np.einsum("ij,ij->i", X, X)
 
 
@@ -65,6 +76,8 @@ def centre_pair(X: np.ndarray, Y: np.ndarray | None = None):
     """``X`` and ``Y`` both minus the mean of their rows: the differences, hence every
     distance, are unchanged, while the cancellation in ||x||^2 + ||y||^2 - 2 x.y shrinks
     for data far from the origin (calendar years, say)."""
+    if _sparse.is_sparse(X) or _sparse.is_sparse(Y):
+        return X, Y  # shifting sparse rows would fill them in: the expansion as given
     if X.dtype != np.float64 or (Y is not None and Y.dtype != np.float64):
         return X, Y  # float32 stays as given: shifted float32 coordinates would be rounded
     # the mean of all rows of X and Y: the same point for (X, Y) and (Y, X), so that
@@ -100,8 +113,10 @@ def _manhattan(X, Y, out):  # pragma: no cover - numba
 
 
 def manhattan(X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
-    """L1 (city-block) distance matrix."""
+    """L1 (city-block) distance matrix (sparse rows: a merge of their sorted indices)."""
     Y = X if Y is None else Y
+    if _sparse.is_sparse(X) or _sparse.is_sparse(Y):
+        return _sparse.sparse_manhattan(X, Y)
     out = np.empty((X.shape[0], Y.shape[0]), dtype=np.result_type(X, Y))
     _manhattan(X, Y, out)
     return out

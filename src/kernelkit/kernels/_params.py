@@ -14,8 +14,9 @@ from functools import cache
 from typing import NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 
-__all__ = ["Hyperparameter", "Parametrized"]
+__all__ = ["Hyperparameter", "Parametrized", "refuse_sparse"]
 
 
 class Parametrized:
@@ -97,7 +98,14 @@ class Hyperparameter(NamedTuple):
 
 
 def _as_float_array(X):
-    """Validate a kernel input: 2-D, numeric, float32 kept, everything else float64."""
+    """Validate a kernel input: 2-D, numeric, float32 kept, everything else float64.
+
+    A scipy sparse input stays sparse, as canonical CSR (see ``kernels._sparse``).
+    """
+    if sp.issparse(X):
+        from ._sparse import as_sparse_rows
+
+        return as_sparse_rows(X)
     X = np.asarray(X)
     if np.iscomplexobj(X):
         raise ValueError(
@@ -112,3 +120,21 @@ def _as_float_array(X):
     if X.dtype != np.float32:
         X = X.astype(np.float64, copy=False)
     return X
+
+
+def _n_rows(X) -> int:
+    """Number of rows of a kernel input (sparse matrices have no ``len``)."""
+    shape = getattr(X, "shape", None)
+    return shape[0] if shape is not None and len(shape) else len(X)
+
+
+def refuse_sparse(kernel, X) -> None:
+    """The TypeError of a kernel that cannot evaluate scipy.sparse rows (``X`` or the
+    inputs of a pair ``(X, y)``); nothing for dense input."""
+    rows = X[0] if isinstance(X, tuple) and len(X) == 2 else X
+    if sp.issparse(rows):
+        raise TypeError(
+            f"{kernel!r} cannot be evaluated on scipy.sparse rows; pass dense X "
+            "(X.toarray()) or use a kernel of inner products and distances (Linear, "
+            "Polynomial, RBF, Laplacian, Matern, RationalQuadratic, ...)."
+        )

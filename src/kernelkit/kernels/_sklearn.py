@@ -212,6 +212,13 @@ class SklearnKernel(Kernel):
     def requires_vector_input(self):
         return self.kernel.requires_vector_input
 
+    @property
+    def accepts_sparse(self):
+        # a translated kernel evaluates as its kernelkit twin; a user subclass is
+        # scikit-learn code, which needs dense rows
+        t = self.twin()
+        return t is not None and t.kernel.accepts_sparse
+
     def _check_input(self, X):
         # sequences and strings reach a kernel with requires_vector_input=False as they are
         return _as_float_array(X) if self.requires_vector_input else X

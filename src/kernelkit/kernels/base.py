@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ._pair_gradients import PairContractions
-from ._params import Hyperparameter, Parametrized, _as_float_array
+from ._params import Hyperparameter, Parametrized, _as_float_array, _n_rows, refuse_sparse
 
 __all__ = ["Hyperparameter", "Kernel", "Sum", "Product", "Scale", "Constant"]
 
@@ -45,6 +45,9 @@ class Kernel(PairContractions, Parametrized):
     """
 
     _hyperparameters: tuple[str, ...] = ()
+    #: whether the kernel evaluates scipy.sparse rows (without densifying them); a kernel
+    #: that cannot says so with a TypeError naming it (see :meth:`check_input`)
+    accepts_sparse: bool = True
 
     # ---------------------------------------------------------------- values
     def __call__(self, X, Y=None, eval_gradient: bool = False):
@@ -54,8 +57,8 @@ class Kernel(PairContractions, Parametrized):
         compatibility; kernelkit's own solvers use :meth:`gradient`, which yields one
         ``(n, n)`` matrix at a time.
         """
-        X = self._check_input(X)
-        Y = None if Y is None else self._check_input(Y)
+        X = self.check_input(X)
+        Y = None if Y is None else self.check_input(Y)
         if Y is not None:
             self._check_pair(X, Y)
         K = self._compute(X, Y)
@@ -74,8 +77,12 @@ class Kernel(PairContractions, Parametrized):
         """Validate one input of this kernel (2-D float array for vector kernels).
 
         What :meth:`block` expects: blockwise code (``kernelkit.linalg``) checks its inputs
-        once with this, then evaluates row blocks of them with :meth:`block`.
+        once with this, then evaluates row blocks of them with :meth:`block`. Sparse rows
+        come back as canonical CSR; a kernel that cannot evaluate them raises a TypeError
+        that names it.
         """
+        if not self.accepts_sparse:
+            refuse_sparse(self, X)
         return self._check_input(X)
 
     def check_pair(self, X, Y) -> None:
@@ -426,6 +433,10 @@ class _Binary(Kernel):
     def requires_vector_input(self):
         return self.k1.requires_vector_input or self.k2.requires_vector_input
 
+    @property
+    def accepts_sparse(self):
+        return self.k1.accepts_sparse and self.k2.accepts_sparse
+
     def is_stationary(self):
         return self.k1.is_stationary() and self.k2.is_stationary()
 
@@ -649,13 +660,13 @@ class Constant(Kernel):
         return X if not hasattr(X, "ndim") or X.ndim != 2 else _as_float_array(X)
 
     def _compute(self, X, Y):
-        m = len(X) if Y is None else len(Y)
+        m = _n_rows(X) if Y is None else _n_rows(Y)
         dtype = getattr(X, "dtype", np.float64)
         dtype = dtype if dtype in (np.float32, np.float64) else np.float64
-        return np.full((len(X), m), self.value, dtype=dtype)
+        return np.full((_n_rows(X), m), self.value, dtype=dtype)
 
     def diag(self, X):
-        return np.full(len(X), self.value, dtype=_float_dtype(X))
+        return np.full(_n_rows(X), self.value, dtype=_float_dtype(X))
 
     def _gradient(self, X, K, name):
         yield np.full((len(X), len(X)), self.value)
@@ -717,6 +728,10 @@ class Scale(Kernel):
     @property
     def requires_vector_input(self):
         return self.kernel.requires_vector_input
+
+    @property
+    def accepts_sparse(self):
+        return self.kernel.accepts_sparse
 
     def is_stationary(self):
         return self.kernel.is_stationary()

@@ -45,6 +45,10 @@ class Exponentiation(Kernel):
     def requires_vector_input(self):
         return self.kernel.requires_vector_input
 
+    @property
+    def accepts_sparse(self):
+        return self.kernel.accepts_sparse
+
     def is_stationary(self):
         return self.kernel.is_stationary()
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Kernel, _as_float_array
+from .base import Kernel, _as_float_array, _n_rows
 
 __all__ = ["JointKernel"]
 
@@ -56,10 +56,10 @@ class JointKernel(Kernel):
         if not (isinstance(A, tuple) and len(A) == 2):
             raise ValueError("JointKernel inputs are pairs (X, y) of inputs and their outputs.")
         X, y = A
-        X = self.input_kernel._check_input(X)
+        X = self.input_kernel.check_input(X)  # sparse rows: the input kernel says if it can
         y = np.asarray(y)
-        if len(y) != len(X):
-            raise ValueError(f"X has {len(X)} rows but y has {len(y)} outputs.")
+        if len(y) != _n_rows(X):
+            raise ValueError(f"X has {_n_rows(X)} rows but y has {len(y)} outputs.")
         return X, y
 
     def label_matrix(self, y1, y2=None) -> np.ndarray:

@@ -12,7 +12,8 @@ from collections.abc import Callable
 import numpy as np
 
 from . import _distances as dist
-from .base import Constant, Kernel, _as_float_array, _float_dtype
+from ._sparse import is_sparse
+from .base import Constant, Kernel, _as_float_array, _float_dtype, _n_rows
 
 __all__ = ["Constant", "White", "Precomputed", "FeatureMap", "Pairwise"]
 
@@ -53,11 +54,11 @@ class White(Kernel):
         dtype = getattr(X, "dtype", np.float64)
         dtype = dtype if dtype in (np.float32, np.float64) else np.float64
         if Y is None:
-            return self.noise_level * np.eye(len(X), dtype=dtype)
-        return np.zeros((len(X), len(Y)), dtype=dtype)
+            return self.noise_level * np.eye(_n_rows(X), dtype=dtype)
+        return np.zeros((_n_rows(X), _n_rows(Y)), dtype=dtype)
 
     def diag(self, X):
-        return np.full(len(X), self.noise_level, dtype=_float_dtype(X))
+        return np.full(_n_rows(X), self.noise_level, dtype=_float_dtype(X))
 
     def _gradient(self, X, K, name):
         yield self.noise_level * np.eye(len(X))
@@ -105,10 +106,12 @@ class Precomputed(Kernel):
             raise ValueError(
                 f"A precomputed kernel matrix must be square at fit time; got {X.shape}."
             )
-        return np.array(X, copy=True)
+        # a sparse kernel matrix is the n x m block itself: its dense twin is the output
+        return X.toarray() if is_sparse(X) else np.array(X, copy=True)
 
     def diag(self, X):
-        return np.diagonal(self._check_input(X)).copy()
+        X = self._check_input(X)
+        return X.diagonal().copy() if is_sparse(X) else np.diagonal(X).copy()
 
 
 class FeatureMap(Kernel):
@@ -135,7 +138,25 @@ class FeatureMap(Kernel):
         """Evaluate the feature map as a 2-D float array (float32 stays float32)."""
         if not callable(self.func):
             raise ValueError(f"FeatureMap func must be callable; got {self.func!r}.")
-        P = np.asarray(self.func(X))
+        if not is_sparse(X):
+            P = np.asarray(self.func(X))
+        else:
+            try:
+                P = self.func(X)
+            except Exception as exc:  # the user's function only knows dense arrays
+                raise TypeError(
+                    f"FeatureMap(func={getattr(self.func, '__name__', self.func)!r}) cannot "
+                    f"map scipy.sparse rows ({type(exc).__name__}: {exc}); pass dense X "
+                    "(X.toarray()) or a feature map that accepts sparse matrices."
+                ) from exc
+            if is_sparse(P):  # sparse features stay sparse: the Gram is a sparse product
+                return _as_float_array(P)
+            P = np.asarray(P)
+            if P.dtype == object:
+                raise TypeError(
+                    f"FeatureMap(func={getattr(self.func, '__name__', self.func)!r}) "
+                    "returned no numeric array for scipy.sparse rows; pass dense X "
+                    "(X.toarray()) or a feature map that accepts sparse matrices.")
         if P.dtype != np.float32:
             P = P.astype(np.float64, copy=False)
         return P.reshape(len(P), -1)
@@ -173,15 +194,23 @@ class Pairwise(Kernel):
     def _compute(self, X, Y):
         from sklearn.metrics.pairwise import pairwise_kernels
 
-        return np.asarray(
-            pairwise_kernels(X, Y, metric=self.metric, filter_params=True, **(self.params or {})),
-            dtype=X.dtype,
-        )
+        try:
+            K = pairwise_kernels(X, Y, metric=self.metric, filter_params=True,
+                                 **(self.params or {}))
+        except (TypeError, ValueError) as exc:
+            if not (is_sparse(X) or is_sparse(Y)):
+                raise
+            raise TypeError(
+                f"{self!r} cannot be evaluated on scipy.sparse rows ({exc}); pass dense X "
+                "(X.toarray()) or use a kernel that accepts sparse rows."
+            ) from exc
+        # scikit-learn returns a sparse matrix for some metrics on sparse rows
+        return np.asarray(K.toarray() if is_sparse(K) else K, dtype=X.dtype)
 
     def diag(self, X):
         X = self._check_input(X)
-        out = np.empty(len(X), dtype=X.dtype)
-        for start in range(0, len(X), 256):
+        out = np.empty(_n_rows(X), dtype=X.dtype)
+        for start in range(0, _n_rows(X), 256):
             blk = X[start : start + 256]
             out[start : start + 256] = np.diagonal(self._compute(blk, blk))
         return out

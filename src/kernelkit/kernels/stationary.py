@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _distances as dist
+from ._sparse import is_sparse, scale_columns
 from .base import Kernel, _frobenius
 
 __all__ = ["RBF", "Laplacian", "Matern", "RationalQuadratic", "ExpSineSquared"]
@@ -69,6 +70,8 @@ class _LengthScaleKernel(Kernel):
                 f"length_scale has {ls.size} entries but X has {X.shape[1]} features; "
                 "pass a scalar or one length scale per feature."
             )
+        if is_sparse(X):  # x / l as a sparse diagonal product: the same non-zeros
+            return scale_columns(X, 1.0 / ls)
         return X / ls.reshape(-1) if ls.ndim else X / ls
 
     def _sqdist_scaled(self, X, Y):
@@ -161,12 +164,19 @@ class RBF(_LengthScaleKernel):
         self.length_scale_bounds = length_scale_bounds
 
     def exp_factors(self, X, Y=None):
+        if is_sparse(X) or is_sparse(Y):
+            return None  # the augmented rows would be dense: the plain sparse path serves
         # -1/2 ||x/l - y/l||^2 = [x/l, ||x/l||^2, 1] . [y/l, -1/2, -1/2 ||y/l||^2]
         Xs = self._scaled(X)
         return (dist.augmented(Xs, left=True),
                 dist.augmented(Xs if Y is None else self._scaled(Y), left=False))
 
     def _exponent(self, X, Y):
+        if is_sparse(X) or is_sparse(Y):
+            # -1/2 ||x/l - y/l||^2 from the sparse products (clipped at 0), never densified
+            B = self._sqdist_scaled(X, Y)
+            B *= -0.5
+            return B
         # one GEMM of the exp_factors of X and Y centred on their common mean (distances
         # unchanged, the cancellation of the expansion shrinks for data far from 0)
         Xc, Yc = dist.centre_pair(X, Y)
@@ -485,6 +495,7 @@ class ExpSineSquared(_LengthScaleKernel):
     """
 
     _hyperparameters = ("length_scale", "periodicity")
+    accepts_sparse = False  # a periodic kernel of a (1-D, dense) time axis
 
     def __init__(
         self,

@@ -137,7 +137,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         """
         self._validate_params()
         M = _check_n_components(self.n_components)
-        X = validate_data(self, X, dtype=FLOAT_DTYPES)
+        X = validate_data(self, X, accept_sparse="csr", dtype=FLOAT_DTYPES)
         n = X.shape[0]
         user_function = callable(self.kernel) and not hasattr(self.kernel, "get_params")
         named_precomputed = isinstance(self.kernel, str) and self.kernel == "precomputed"
@@ -181,7 +181,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
     @property
     def _n_features_out(self) -> int:
-        return len(self.components_)
+        return self.components_.shape[0]
 
     def transform(self, X):
         """``Z = K(X, components_) @ normalization_.T``, computed in row blocks.
@@ -197,7 +197,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         ndarray of shape ``(n_samples, n_components_)``
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=FLOAT_DTYPES)
         X = X.astype(self.components_.dtype, copy=False)
         if isinstance(self.kernel_, Precomputed):  # X = K(X_new, X_fit): its component columns
             return X[:, self.component_indices_] @ self.normalization_.T
@@ -205,6 +205,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse X, never densified (CSR rows)
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         tags.input_tags.pairwise = isinstance(self.kernel, str) and self.kernel == "precomputed"
         return tags
@@ -328,7 +329,10 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             ls = float(ls) if ls.ndim == 0 else ls
         else:
             if isinstance(self.gamma, str) and self.gamma == "scale":
-                var = float(X.var())  # scikit-learn's "scale": 1 / (n_features X.var())
+                # scikit-learn's "scale": 1 / (n_features X.var()); sparse X as its SVC:
+                # E[x^2] - E[x]^2 over all entries, never densified
+                var = (float(X.multiply(X).mean() - X.mean() ** 2) if hasattr(X, "tocsr")
+                       else float(X.var()))
                 gamma = 1.0 / (n_features * var) if var > 0 else 1.0
             else:
                 gamma = 1.0 / n_features if self.gamma is None else check_positive(
@@ -356,7 +360,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         """
         self._validate_params()
         D = _check_n_components(self.n_components)
-        X = validate_data(self, X, dtype=FLOAT_DTYPES)
+        X = validate_data(self, X, accept_sparse="csr", dtype=FLOAT_DTYPES)
         d = X.shape[1]
         self.kernel_ = self._target_kernel(X)
         ls = np.asarray(self.kernel_.length_scale, dtype=float).reshape(-1)
@@ -387,7 +391,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         ndarray of shape (n_samples, n_components)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=FLOAT_DTYPES)
         Z = X.astype(self.random_weights_.dtype, copy=False) @ self.random_weights_
         Z += self.random_offset_
         np.cos(Z, out=Z)
@@ -396,5 +400,6 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse X, never densified (CSR rows)
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags

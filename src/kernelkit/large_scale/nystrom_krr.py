@@ -24,13 +24,14 @@ from .._progress import progress_bar
 from .._validation import (
     FLOAT_DTYPES,
     KERNEL_PARAMETER_CONSTRAINTS,
+    check_dense_target,
     check_is_fitted,
     resolve_estimator_kernel,
     validate_data,
 )
 from ..exceptions import ConvergenceWarning
 from ..kernels import Precomputed
-from ..linalg import ArrayRows, DaskRows, fits_in_memory, is_dask_array
+from ..linalg import DaskRows, fits_in_memory, in_memory_rows, is_dask_array
 from ..linalg.blocks import ROW_QUANTUM, block_rows
 from ..solvers.nystrom import solve_falkon
 from ..solvers.preconditioners import NystromPreconditioner
@@ -230,11 +231,11 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         centers = rows.take(self.center_indices_)
         itemsize = rows.dtype.itemsize
         # fixed blocks that depend on the sizes only: the same partials in every process
-        block = block_rows(len(centers), itemsize, self._block_mib(), n_rows=rows.n_rows,
+        block = block_rows(centers.shape[0], itemsize, self._block_mib(), n_rows=rows.n_rows,
                            quantum=ROW_QUANTUM)
         # K_nM is formed once and kept across the CG passes when it fits in the working
         # memory (as Falkon does for small problems); otherwise once per pass
-        keep = fits_in_memory(rows.n_rows * len(centers) * itemsize, self._memory_mib())
+        keep = fits_in_memory(rows.n_rows * centers.shape[0] * itemsize, self._memory_mib())
         knm = rows.kernel_operator(self.kernel_, centers, block, keep_blocks=keep)
         return self._solve(knm, centers, y)
 
@@ -247,9 +248,12 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
             rows, y = DaskRows.for_fit(X, y, self._work_dtype, type(self).__name__)
             self.n_features_in_ = rows.n_features
             return rows, y
-        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES, multi_output=True, y_numeric=True)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=FLOAT_DTYPES,
+                             multi_output=True, y_numeric=True)
+        y = check_dense_target(y)
         dtype = self._work_dtype(X.dtype)
-        return ArrayRows(X.astype(dtype, copy=False)), np.asarray(y, dtype=dtype)
+        # sparse X stays sparse (SparseRows: CSR row blocks and CSR centers)
+        return in_memory_rows(X.astype(dtype, copy=False)), np.asarray(y, dtype=dtype)
 
     def _solve(self, knm, centers, y):
         # kernel blocks in the working dtype; their products are summed in float64 and the
@@ -279,7 +283,7 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
                 f"{best:.3g} > tol={self.tol}: the solution is short of the optimum.",
                 ConvergenceWarning, stacklevel=3)
         self.centers_ = centers
-        self.n_centers_ = len(centers)
+        self.n_centers_ = centers.shape[0]
         self.dual_coef_ = res.coef.astype(knm.block_dtype, copy=False)
         self.n_iter_ = int(res.n_iter)
         self.converged_ = bool(res.converged)
@@ -306,12 +310,13 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
             rows = DaskRows.for_predict(X, self.dual_coef_.dtype, self.n_features_in_,
                                         type(self).__name__)
         else:
-            X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
-            rows = ArrayRows(X.astype(self.dual_coef_.dtype, copy=False))
+            X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=FLOAT_DTYPES)
+            rows = in_memory_rows(X.astype(self.dual_coef_.dtype, copy=False))
         return rows.predict(self.kernel_, self.centers_, self.dual_coef_, self._block_mib())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse X, never densified (CSR rows)
         tags.target_tags.multi_output = True
         return tags
 

@@ -18,7 +18,7 @@ from .dask_rows import DaskRows, is_dask_array
 from .eig import top_eigh
 from .operator import KernelOperator
 from .rows import KernelRows, as_kernel_rows
-from .sources import ArrayRows, RowSource
+from .sources import ArrayRows, RowSource, SparseRows, in_memory_rows
 
 __all__ = [
     "KernelOperator",
@@ -26,6 +26,8 @@ __all__ = [
     "as_kernel_rows",
     "RowSource",
     "ArrayRows",
+    "SparseRows",
+    "in_memory_rows",
     "DaskRows",
     "is_dask_array",
     "block_rows",

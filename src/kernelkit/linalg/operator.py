@@ -30,6 +30,12 @@ from .blocks import (
 __all__ = ["KernelOperator", "block_rows"]
 
 
+def _n_rows(X) -> int:
+    """Rows of an input: ``shape[0]`` for arrays and scipy.sparse rows (no ``len``)."""
+    shape = getattr(X, "shape", None)
+    return shape[0] if shape is not None and len(shape) else len(X)
+
+
 class KernelOperator:
     """The kernel matrix ``K(X, Y)`` as an operator; blocks are formed on demand.
 
@@ -113,7 +119,7 @@ class KernelOperator:
     # ---------------------------------------------------------------- basics
     @property
     def shape(self) -> tuple[int, int]:
-        return (len(self.X), len(self.Y))
+        return (_n_rows(self.X), _n_rows(self.Y))
 
     @property
     def fixed_blocks(self) -> bool:

@@ -78,7 +78,7 @@ class KernelRows:
             self.row_of_slot = np.arange(n, dtype=np.int64)
             self._init_lru(n)
             return
-        n = len(X)
+        n = X.shape[0] if hasattr(X, "shape") else len(X)
         self.n = n
         self.diag = np.ascontiguousarray(kernel.diag(X), dtype=np.float64)
         if dtype is None:

@@ -10,8 +10,10 @@ GP) asks a :class:`RowSource` for what it needs and never for how the rows are s
   :class:`~kernelkit.linalg.KernelOperator` with fixed row blocks (float64 partial sums);
 - ``predict(kernel, centers, coef, working_memory)``: ``K(X, centers) @ coef``.
 
-:class:`ArrayRows` holds them in memory; :class:`~kernelkit.linalg.dask_rows.DaskRows` in the
-chunks of a dask array on a cluster. Sparse rows plug in as a third implementation.
+:class:`ArrayRows` holds them in memory; :class:`SparseRows` holds them in memory as a
+``scipy.sparse`` CSR matrix (row blocks and taken rows stay CSR: the kernels evaluate sparse
+rows without densifying them); :class:`~kernelkit.linalg.dask_rows.DaskRows` in the chunks
+of a dask array on a cluster. :func:`in_memory_rows` picks the in-memory one for ``X``.
 
 Examples
 --------
@@ -38,7 +40,7 @@ import numpy as np
 from .blocks import block_slices
 from .operator import KernelOperator
 
-__all__ = ["RowSource", "ArrayRows"]
+__all__ = ["RowSource", "ArrayRows", "SparseRows", "in_memory_rows"]
 
 
 @runtime_checkable
@@ -65,7 +67,11 @@ class RowSource(Protocol):
 
 
 class ArrayRows:
-    """Rows held in memory as one array (already validated)."""
+    """Rows held in memory as one array (already validated).
+
+    Rows are read only by slicing and indexing (``X[sl]``, ``X[indices]``), which a CSR
+    matrix supports as well: :class:`SparseRows` is this class on sparse rows.
+    """
 
     def __init__(self, X: np.ndarray):
         self.X = X
@@ -97,3 +103,40 @@ class ArrayRows:
     def predict(self, kernel, centers, coef, working_memory: float | None = None):
         # f(X) = K(X, centers) coef, blockwise
         return KernelOperator(kernel, self.X, centers, working_memory=working_memory) @ coef
+
+
+class SparseRows(ArrayRows):
+    """Rows held in memory as a ``scipy.sparse`` matrix, kept as canonical CSR.
+
+    COO, CSC, LIL and DOK input is converted to CSR once. ``take`` and ``row_blocks`` return
+    CSR rows (the Nystrom centers stay sparse), and the kernel operators evaluate
+    ``K(rows, centers)`` from sparse products, block by block: X is never densified.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from kernelkit.kernels import RBF
+    >>> from kernelkit.linalg.sources import SparseRows
+    >>> X = sp.random(300, 50, density=0.05, format="coo", random_state=0)
+    >>> rows = SparseRows(X)
+    >>> centers = rows.take(np.arange(10))
+    >>> centers.format, rows.kernel_operator(RBF(), centers, block_rows=64).shape
+    ('csr', (300, 10))
+    >>> f = rows.predict(RBF(), centers, np.ones(10))
+    >>> bool(np.allclose(f, RBF()(X.toarray(), centers.toarray()).sum(axis=1)))
+    True
+    """
+
+    def __init__(self, X):
+        from ..kernels import Linear
+
+        # the kernels' own sparse check: canonical CSR in float32/float64
+        self.X = Linear().check_input(X)
+
+
+def in_memory_rows(X) -> ArrayRows:
+    """:class:`SparseRows` for a scipy sparse ``X``, else :class:`ArrayRows`."""
+    import scipy.sparse as sp
+
+    return SparseRows(X) if sp.issparse(X) else ArrayRows(X)

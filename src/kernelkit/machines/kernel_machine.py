@@ -35,6 +35,7 @@ from .._progress import progress_bar
 from .._validation import (
     FLOAT_DTYPES,
     KERNEL_PARAMETER_CONSTRAINTS,
+    check_dense_target,
     check_is_fitted,
     check_sample_weight,
     check_two_classes,
@@ -44,6 +45,7 @@ from ..kernels import Precomputed, resolve_kernel
 from ..linalg import KernelOperator, KernelRows, fits_in_memory
 from ..losses import Loss, resolve_loss
 from ..solvers.dual import DualProblem, choose_method, solve_dual
+from .multiclass import _weighted_variance
 
 __all__ = ["KernelClassifier", "KernelRegressor"]
 
@@ -74,6 +76,7 @@ class _KernelMachine(BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse X, never densified (CSR rows)
         tags.input_tags.pairwise = (isinstance(self.kernel, str) and self.kernel ==
                                     "precomputed") or isinstance(self.kernel, Precomputed)
         return tags
@@ -117,8 +120,7 @@ class _KernelMachine(BaseEstimator):
             if gamma == "scale":
                 # 1 / (d Var(X)) with the sample-weighted variance (= X.var() for unit weights)
                 w = sw / sw.sum()
-                mu = float(w @ X.mean(axis=1))
-                var = float(w @ ((X - mu) ** 2).mean(axis=1)) if X.size else 0.0
+                var = _weighted_variance(X, w) if X.shape[0] * X.shape[1] else 0.0
                 return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
             return 1.0 / X.shape[1]  # "auto"
         return gamma
@@ -199,7 +201,7 @@ class _KernelMachine(BaseEstimator):
     # --------------------------------------------------------------- decision
     def _decision(self, X) -> np.ndarray:
         check_is_fitted(self, "dual_coef_")
-        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=FLOAT_DTYPES)
         W = self.dual_coef_.T
         if isinstance(self.kernel_, Precomputed):
             F = X[:, self.support_] @ W  # K(X_test, X_train) restricted to the support
@@ -362,7 +364,7 @@ class KernelClassifier(ClassifierMixin, _KernelMachine):
     def fit(self, X, y, sample_weight=None) -> KernelClassifier:
         """Fit on ``X`` (n, d) and labels ``y`` (n,); returns self."""
         self._validate_params()
-        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=FLOAT_DTYPES)
         check_classification_targets(y)
         classes, yi = np.unique(y, return_inverse=True)
         check_two_classes(self, y, classes)
@@ -490,8 +492,9 @@ class KernelRegressor(RegressorMixin, _KernelMachine):
         ``dual_coef_`` per output).
         """
         self._validate_params()
-        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES, y_numeric=True,
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=FLOAT_DTYPES, y_numeric=True,
                              multi_output=True)
+        y = check_dense_target(y)
         if not np.all(np.isfinite(y)):
             raise ValueError("y must be finite (no NaN or inf).")
         Y = np.asarray(y, dtype=np.float64)

@@ -22,6 +22,7 @@ import numbers
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
@@ -45,12 +46,32 @@ __all__ = ["MulticlassSVM"]
 _LOSSES = {"crammer_singer": CrammerSinger, "weston_watkins": WestonWatkins}
 
 
+def _weighted_variance(X, w) -> float:
+    """``sum_i w_i mean_j (x_ij - mu)^2`` with ``mu = sum_i w_i mean_j x_ij`` (X.var() for
+    uniform w); sparse rows by ``mean_j (x_ij - mu)^2 = ||x_i||^2 / d - 2 mu m_i + mu^2``
+    (m_i the row mean), never densified, as scikit-learn's SVC does for sparse X."""
+    if not sp.issparse(X):
+        mu = float(w @ X.mean(axis=1))
+        return float(w @ ((X - mu) ** 2).mean(axis=1))
+    d = X.shape[1]
+    m = np.asarray(X.sum(axis=1), dtype=np.float64).ravel() / d
+    sq = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel() / d
+    mu = float(w @ m)
+    return float(w @ (sq - 2.0 * mu * m + mu * mu))
+
+
 def _scale_gamma(gamma, X) -> float | None:
     """scikit-learn's ``gamma``: ``"scale"`` = 1 / (n_features X.var()), ``"auto"`` = 1/d."""
     if isinstance(gamma, str):
         if gamma == "scale":
-            var = float(X.var()) if X.size else 0.0
-            return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+            n, d = X.shape
+            if not n * d:
+                var = 0.0
+            elif sp.issparse(X):  # X.var() of the sparse matrix, never densified
+                var = _weighted_variance(X, np.full(n, 1.0 / n))
+            else:
+                var = float(X.var())
+            return 1.0 / (d * var) if var > 0 else 1.0
         if gamma == "auto":
             return 1.0 / X.shape[1]
         raise ValueError(f"gamma must be 'scale', 'auto' or a positive float; got {gamma!r}.")
@@ -157,6 +178,7 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse X, never densified (CSR rows)
         tags.input_tags.pairwise = self.kernel == "precomputed" or isinstance(
             self.kernel, Precomputed)
         return tags
@@ -190,7 +212,7 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
         self._validate_params()
         C, tol, max_iter = float(self.C), float(self.tol), int(self.max_iter)
         loss = self._resolve_loss()
-        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=FLOAT_DTYPES)
         check_classification_targets(y)
         classes, yi = np.unique(y, return_inverse=True)
         check_two_classes(self, y, classes)
@@ -203,7 +225,7 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
             if X.shape[0] != X.shape[1]:
                 raise ValueError(f"kernel='precomputed' needs a square Gram matrix at fit; "
                                  f"got shape {X.shape}.")
-            K = np.ascontiguousarray(X)
+            K = X.toarray() if sp.issparse(X) else np.ascontiguousarray(X)
         else:
             # K computed once, in one GEMM + in-place map: float64 when it fits in
             # working memory, else float32 (the solver keeps scores and alpha in float64)
@@ -238,7 +260,7 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
 
     def _scores(self, X) -> np.ndarray:
         check_is_fitted(self, "dual_coef_")
-        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=FLOAT_DTYPES)
         W = self.dual_coef_.T
         if isinstance(self.kernel_, Precomputed):
             return X[:, self.support_] @ W  # K(X_test, X_train) on the support

@@ -174,10 +174,13 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
         "check_sample_weight_equivalence_on_dense_data": (
             "as scikit-learn's OneClassSVM: fits with weights and with repeated rows agree "
             "to ~1e-8, so margin points (decision ~ 0, many in this check) flip sign"),
+        "check_sample_weight_equivalence_on_sparse_data": (
+            "the same check on sparse X: margin points flip sign, as on dense data"),
     }
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse X, never densified (CSR rows)
         tags.input_tags.pairwise = self.kernel == "precomputed" or isinstance(
             self.kernel, Precomputed)
         return tags
@@ -220,7 +223,7 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
         """
         self._validate_params()
         C, nu, tol, max_iter, wm = self._check_params()
-        X = validate_data(self, X, dtype=FLOAT_DTYPES)
+        X = validate_data(self, X, accept_sparse="csr", dtype=FLOAT_DTYPES)
         sw = libsvm_sample_weight(sample_weight, X)
         kernel = resolve_kernel(self.kernel, gamma=_scale_gamma(self.gamma, X),
                                 degree=self.degree, coef0=self.coef0,
@@ -301,7 +304,7 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
     def score_samples(self, X) -> np.ndarray:
         """``f(x) = sum_i alpha_i k(x_i, x)`` (unshifted)."""
         check_is_fitted(self, "dual_coef_")
-        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=FLOAT_DTYPES)
         a = self.dual_coef_[0]
         if isinstance(self.kernel_, Precomputed):
             return X[:, self.support_] @ a

@@ -23,6 +23,7 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
+import scipy.sparse as sp
 from numba import njit, prange
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
@@ -348,9 +349,14 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         C = np.zeros((cap, S))
         U = np.zeros((cap, S))
         sidx = np.zeros(cap, dtype=np.int64)
-        SV = np.zeros((cap, d))
-        C[:m], U[:m], sidx[:m], SV[:m] = (self.coef_current_, self.coef_time_, self.support_,
-                                          self.support_vectors_)
+        # sparse rows keep sparse support vectors (CSR, exactly m rows, appended per block)
+        sparse_sv = not precomputed and (sp.issparse(X) or sp.issparse(self.support_vectors_))
+        if sparse_sv:
+            SV = sp.csr_matrix(self.support_vectors_, dtype=np.float64)
+        else:
+            SV = np.zeros((cap, d))
+            SV[:m] = self.support_vectors_
+        C[:m], U[:m], sidx[:m] = self.coef_current_, self.coef_time_, self.support_
         log = np.zeros((len(self.mistake_log_) + len(order), 4), dtype=np.int64)
         n_log = len(self.mistake_log_)
         log[:n_log] = self.mistake_log_
@@ -371,7 +377,8 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
             nb = len(ids)
             if cap < m + nb:
                 cap = max(2 * cap, m + nb)
-                C, U, sidx, SV = (_grow(a, cap) for a in (C, U, sidx, SV))
+                C, U, sidx = (_grow(a, cap) for a in (C, U, sidx))
+                SV = SV if sparse_sv else _grow(SV, cap)
             Xb = X[ids]
             if precomputed:
                 Kold = np.ascontiguousarray(Xb[:, sidx[:m]])
@@ -388,13 +395,18 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
                 multiclass, log, n_log, newpos, ev_col, ev_dense, ev_c1, ev_c2, ev_val,
                 ev_delta,
             )
-            if not precomputed:
+            if sparse_sv:  # the block's new support vectors appended as CSR rows
+                SV = sp.vstack([SV[:m], sp.csr_matrix(Xb[newpos[: m_new - m]])], format="csr")
+            elif not precomputed:
                 for s in range(max(m, head), m_new):  # new support vectors of this block
                     SV[s] = Xb[newpos[s - m]]
             if head:  # forgotten supports: shift the live slots down
                 live = slice(head, m_new)
                 C[: m_new - head], U[: m_new - head] = C[live].copy(), U[live].copy()
-                sidx[: m_new - head], SV[: m_new - head] = sidx[live].copy(), SV[live].copy()
+                sidx[: m_new - head] = sidx[live].copy()
+                SV = SV[live] if sparse_sv else SV
+                if not sparse_sv:
+                    SV[: m_new - head] = SV[live].copy()
                 base_sid += head
             m = m_new - head
             t += nb
@@ -430,13 +442,14 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         self : KernelPerceptron
         """
         self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
         check_classification_targets(y)
         classes, yc = np.unique(y, return_inverse=True)
         check_two_classes(self, y, classes)
         if self._precomputed() and X.shape[0] != X.shape[1]:
             raise ValueError(f"kernel='precomputed' needs a square Gram matrix at fit; got "
                              f"shape {X.shape}.")
+        X = _dense_gram(X) if self._precomputed() else X
         self.kernel_ = resolve_estimator_kernel(self, X.shape[1])
         self._init_state(classes, X.shape[1])
         n = X.shape[0]
@@ -478,7 +491,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         if self._precomputed():
             raise ValueError("partial_fit does not support kernel='precomputed'; use fit.")
         first = not hasattr(self, "classes_")
-        X, y = validate_data(self, X, y, dtype=np.float64, reset=first)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, reset=first)
         check_classification_targets(y)
         if first:
             if classes is None:
@@ -522,7 +535,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
             elif m:
                 yield start, self.kernel_.block(Xb, self.support_vectors_)
             else:
-                yield start, np.zeros((len(Xb), 0))
+                yield start, np.zeros((Xb.shape[0], 0))
 
     def decision_function(self, X):
         """Scores: ``dual_coef_ @ k(SV, x)``; for "voted" the survival-weighted vote / T.
@@ -537,10 +550,11 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
             else (n_samples, n_classes)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         if self._precomputed() and X.shape[1] != self.n_features_in_:
             raise ValueError(f"X must have {self.n_features_in_} columns (one per training "
                              f"sample); got {X.shape[1]}.")
+        X = _dense_gram(X) if self._precomputed() else X
         S = self.coef_current_.shape[1]
         out = np.empty((X.shape[0], S))
         if self.variant == "voted":
@@ -575,8 +589,15 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse X, never densified (CSR rows)
         tags.input_tags.pairwise = self._precomputed()
         return tags
+
+
+def _dense_gram(K):
+    """A precomputed kernel matrix as a dense array (its values are n x m whatever the
+    storage; sparse *rows* of features are never densified)."""
+    return K.toarray() if sp.issparse(K) else K
 
 
 def _grow(a, cap):

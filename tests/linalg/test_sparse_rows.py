@@ -1,0 +1,69 @@
+"""Sparse rows in the data seam: SparseRows, KernelOperator and KernelRows on CSR rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from kernelkit.kernels import RBF, Laplacian, Linear
+from kernelkit.linalg import (
+    ArrayRows,
+    KernelOperator,
+    KernelRows,
+    SparseRows,
+    in_memory_rows,
+)
+
+
+def _X(fmt="coo", n=200, d=40, seed=0):
+    return sp.random(n, d, density=0.1, format=fmt, random_state=seed)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo", "lil"])
+def test_sparse_rows_stay_csr_and_match_array_rows(fmt):
+    X = _X(fmt)
+    rows, dense = in_memory_rows(X), in_memory_rows(X.toarray())
+    assert isinstance(rows, SparseRows) and type(dense) is ArrayRows
+    assert (rows.n_rows, rows.n_features, rows.dtype) == (200, 40, np.float64)
+    idx = np.array([5, 17, 3])
+    centers = rows.take(idx)
+    assert centers.format == "csr"  # sparse centers
+    np.testing.assert_array_equal(centers.toarray(), X.toarray()[idx])
+    blocks = list(rows.row_blocks(64))
+    assert [b.shape[0] for b in blocks] == [64, 64, 64, 8]
+    assert all(b.format == "csr" for b in blocks)
+    k = RBF(1.5)
+    op = rows.kernel_operator(k, centers, block_rows=64)
+    ref = dense.kernel_operator(k, X.toarray()[idx], block_rows=64)
+    u = np.random.default_rng(0).normal(size=200)
+    np.testing.assert_allclose(op.t_matmul(u), ref.t_matmul(u), rtol=1e-12)
+    np.testing.assert_allclose(op @ np.ones(3), ref @ np.ones(3), rtol=1e-12)
+    np.testing.assert_allclose(rows.predict(k, centers, np.ones(3)),
+                               dense.predict(k, X.toarray()[idx], np.ones(3)), rtol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", [RBF(2.0), Laplacian(3.0), Linear()], ids=repr)
+def test_kernel_operator_blocks_of_sparse_rows(kernel):
+    X = _X("csr")
+    op = KernelOperator(kernel, X, working_memory=0.01)  # blocks of a few rows
+    assert len(op._slices()) > 4
+    ref = kernel(X.toarray())
+    V = np.random.default_rng(1).normal(size=(200, 2))
+    np.testing.assert_allclose(op @ V, ref @ V, rtol=1e-11, atol=1e-12)
+    np.testing.assert_allclose(op.t_matmul(V), ref.T @ V, rtol=1e-11, atol=1e-12)
+    np.testing.assert_allclose(op.diag(), np.diag(ref), rtol=1e-12)
+    rect = KernelOperator(kernel, X, X[:30])
+    np.testing.assert_allclose(rect.to_dense(), ref[:, :30], rtol=1e-12, atol=1e-14)
+
+
+def test_kernel_rows_lru_on_sparse_rows():
+    X = _X("csr", n=60)
+    rows = KernelRows(RBF(), X, dense=False, working_memory=0.004, dtype=np.float64)
+    ref = RBF()(X.toarray())
+    assert rows.mode == "lru"
+    for r in (3, 40, 3, 59):
+        np.testing.assert_allclose(rows.row(r), ref[r], rtol=1e-12)
+    cols = np.array([1, 7, 9])
+    np.testing.assert_allclose(rows.rows_dot(np.arange(60), cols, np.ones(3)),
+                               ref[:, cols].sum(axis=1), rtol=1e-12)
