@@ -16,7 +16,13 @@ import scipy.sparse
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval
 
-from .._validation import FLOAT_DTYPES, check_is_fitted, check_sample_weight, validate_data
+from .._validation import (
+    FLOAT_DTYPES,
+    check_dense_target,
+    check_is_fitted,
+    check_sample_weight,
+    validate_data,
+)
 from ._sparse import GRAM_MAX_FEATURES, sparse_fit
 
 __all__ = ["LinearRegression"]
@@ -198,6 +204,7 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self._validate_params()
         X, y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=FLOAT_DTYPES,
                              accept_sparse=("csr", "csc"))
+        y = check_dense_target(y)  # multi_output lets a sparse y through
         dtype = X.dtype  # the coefficients keep float32; the solve runs in float64
         X = X.astype(np.float64, copy=False)
         Y = np.asarray(y, dtype=float).reshape(len(y), -1)
