@@ -10,7 +10,8 @@ Not part of ``make test``. Run: ``.venv/bin/python tests/tools/run_sklearn_tests
 (``--file test_svm.py`` for one file; ``-v`` to print every failure's message).
 
 Last results (scikit-learn 1.9.1; the first three files rerun at 19:05-19:23 UTC on
-2026-11-23, the others from the 17:09 UTC run, whose code paths have not changed since):
+2026-11-23, the last three at ~19:50 after sparse input (issue 15), the others from the
+17:09 UTC run, before kernel estimators accepted sparse X):
 
 ============================  =====  ======  ======  =======  ==================================
 file                          tests  passed  failed  skipped  failures
@@ -21,9 +22,11 @@ test_gpc.py                      78      65       1       12  1 fixed since (bou
 test_kernel_ridge.py             10       6       4        0  4 sparse
 test_kernel_pca.py               39      33       6        0  2 sparse, 4 documented
 test_svm.py (OneClassSVM)        10      10       0        0
-test_weight_boosting.py          27      15      12        0  10 sparse, 1 private, 1 documented
-test_base.py (LinearRegr.)       50      20      17       13  15 sparse, 2 private/documented
-test_ridge.py                  1013     487     210      316  192 sparse, 18 documented
+test_weight_boosting.py          27      25       2        0  1 private, 1 documented
+test_base.py (LinearRegr.)       50      34       3       13  1 sparse positive=True (we accept,
+                                                              sklearn refuses), 2 private/documented
+test_ridge.py                  1013     661      36      316  18 documented, 10 sparse choices,
+                                                              4 solver_ names, 4 sparse positive
 ============================  =====  ======  ======  =======  ==================================
 
 Skips are scikit-learn's own (array-API namespaces not installed, its xfails).
