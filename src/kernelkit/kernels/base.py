@@ -690,7 +690,26 @@ class Constant(Kernel):
         return np.zeros(np.shape(Y), dtype=np.float64)
 
 
-class Scale(Kernel):
+class _Wrapper(Kernel):
+    """A kernel made from one inner kernel ``self.kernel`` (a scale or a power of it): the
+    inner kernel decides what inputs are accepted and whether the result is stationary."""
+
+    def _check_input(self, X):
+        return self.kernel._check_input(X)
+
+    @property
+    def requires_vector_input(self):
+        return self.kernel.requires_vector_input
+
+    @property
+    def accepts_sparse(self):
+        return self.kernel.accepts_sparse
+
+    def is_stationary(self):
+        return self.kernel.is_stationary()
+
+
+class Scale(_Wrapper):
     """``scale * kernel`` with ``scale`` a (log-space) hyperparameter.
 
     Parameters
@@ -721,20 +740,6 @@ class Scale(Kernel):
 
     def __repr__(self):
         return f"{np.sqrt(self.scale):.3g}**2 * {self.kernel!r}"
-
-    def _check_input(self, X):
-        return self.kernel._check_input(X)
-
-    @property
-    def requires_vector_input(self):
-        return self.kernel.requires_vector_input
-
-    @property
-    def accepts_sparse(self):
-        return self.kernel.accepts_sparse
-
-    def is_stationary(self):
-        return self.kernel.is_stationary()
 
     def _compute(self, X, Y):
         K = self.kernel._compute(X, Y)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import _POWER, Kernel, _frobenius
+from .base import _POWER, Kernel, _frobenius, _Wrapper
 
 __all__ = ["Exponentiation"]
 
 
-class Exponentiation(Kernel):
+class Exponentiation(_Wrapper):
     """``kernel ** exponent`` elementwise (PSD for a positive integer exponent, by the
     Schur product theorem); the exponent is not a hyperparameter.
 
@@ -37,20 +37,6 @@ class Exponentiation(Kernel):
     @property
     def hyperparameters(self):
         return [h._replace(name="kernel__" + h.name) for h in self.kernel.hyperparameters]
-
-    def _check_input(self, X):
-        return self.kernel._check_input(X)
-
-    @property
-    def requires_vector_input(self):
-        return self.kernel.requires_vector_input
-
-    @property
-    def accepts_sparse(self):
-        return self.kernel.accepts_sparse
-
-    def is_stationary(self):
-        return self.kernel.is_stationary()
 
     def _compute(self, X, Y):
         K = self.kernel._compute(X, Y)
