@@ -21,6 +21,7 @@ import numpy as np
 import scipy.optimize
 
 from ._kronecker import kernel_eigen, kronecker_log_marginal_likelihood
+from ._optimize import lbfgs_box
 from ._optimizer_warnings import warn_lbfgs_stop
 
 __all__ = ["profiled_minimize"]
@@ -29,10 +30,6 @@ __all__ = ["profiled_minimize"]
 # gradient (envelope theorem) is exact to well below the outer tolerance
 _INNER = {"ftol": 1e-12, "gtol": 1e-8, "maxiter": 15000}  # (1e-14 made the inner solves creep
 # along the flat rotations of W for thousands of steps: n = 300, T = 8 took 48 s, not 8 s)
-
-
-def _box(bounds):
-    return [(None if np.isinf(lo) else lo, None if np.isinf(hi) else hi) for lo, hi in bounds]
 
 
 def profiled_minimize(params, X, Y, theta0, bounds) -> tuple[np.ndarray, float]:
@@ -66,7 +63,7 @@ def profiled_minimize(params, X, Y, theta0, bounds) -> tuple[np.ndarray, float]:
         if phi["last"].size == 0:  # nothing but the kernel is learned
             return eig, phi["last"], float(f(phi["last"])[0])
         res = scipy.optimize.minimize(f, phi["last"], jac=True, method="L-BFGS-B",
-                                      bounds=_box(bounds[nk:]), options=_INNER)
+                                      bounds=lbfgs_box(bounds[nk:]), options=_INNER)
         phi["last"] = np.asarray(res.x, dtype=float)
         return eig, phi["last"], float(res.fun)
 
@@ -81,7 +78,7 @@ def profiled_minimize(params, X, Y, theta0, bounds) -> tuple[np.ndarray, float]:
         return -lml, -grad[:nk]
 
     res = scipy.optimize.minimize(outer, theta0[:nk], jac=True, method="L-BFGS-B",
-                                  bounds=_box(bounds[:nk]))
+                                  bounds=lbfgs_box(bounds[:nk]))
     if not res.success:
         warn_lbfgs_stop(res)
     theta_k = np.asarray(res.x, dtype=float)

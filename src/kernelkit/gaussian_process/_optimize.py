@@ -26,12 +26,17 @@ OPTIMIZER_CONSTRAINTS: dict = {
 }
 
 
+def lbfgs_box(bounds) -> list:
+    """``(low, high)`` pairs for L-BFGS-B, an infinite bound given as None."""
+    return [(None if np.isinf(lo) else lo, None if np.isinf(hi) else hi)
+            for lo, hi in np.asarray(bounds, dtype=float)]
+
+
 def minimize_once(obj_func, theta0, bounds, optimizer):
     """``(theta, func_min)`` of one start: L-BFGS-B with the analytic gradient (a stop that
     is not convergence warns with its reason) or the user's ``optimizer`` callable."""
     if optimizer == "fmin_l_bfgs_b":
-        box = [(None if np.isinf(lo) else lo, None if np.isinf(hi) else hi)
-               for lo, hi in np.asarray(bounds, dtype=float)]
+        box = lbfgs_box(bounds)
         res = scipy.optimize.minimize(obj_func, theta0, method="L-BFGS-B", jac=True,
                                       bounds=box)
         if not res.success:
