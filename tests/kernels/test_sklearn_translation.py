@@ -110,8 +110,8 @@ def test_new_kernels_gradients_by_finite_differences(X):
 
 
 def test_product_factors_computed_once_per_evaluation(X, monkeypatch):
-    # matrix_parts keeps the factor matrices (and RQ/ExpSineSquared their derivative
-    # matrices); gradient_dot reuses them: every distance matrix is built once
+    # matrix_parts keeps the factor matrices (and RBF/RQ/ExpSineSquared their derivative
+    # matrices); gradient_dot reuses them: one squared-distance matrix for all three
     from kernelkit.kernels import _distances as dist
 
     k = RBF(1.3) * ExpSineSquared(1.0, 2.0) + Constant(0.5) * RationalQuadratic(0.7, 1.2)
@@ -125,9 +125,18 @@ def test_product_factors_computed_once_per_evaluation(X, monkeypatch):
     parts = {}
     K = k.matrix_parts(X, parts)
     g = k.gradient_dot(X, W, parts=parts)
-    # RBF: its two augmented factors; ExpSineSquared and RationalQuadratic: one each
-    assert sorted(calls) == ["augmented", "augmented", "sq_euclidean", "sq_euclidean"]
+    # the isotropic RBF, ExpSineSquared and RationalQuadratic scale the same distances
+    assert calls == ["sq_euclidean"]
+    assert not parts["sqdist"].flags.writeable  # shared: nobody may overwrite it
+    # kept by the caller (theta-independent), the distances are not computed again
+    calls.clear()
+    k.k1.k1.length_scale = 1.7
+    fresh = {"sqdist": parts["sqdist"]}
+    K2 = k.matrix_parts(X, fresh)
+    assert calls == []
     monkeypatch.undo()
+    np.testing.assert_allclose(K2, k(X), rtol=1e-14)
+    k.k1.k1.length_scale = 1.3
     np.testing.assert_allclose(K, k(X), rtol=1e-14)
     np.testing.assert_allclose(g, [float(np.sum(W * dK)) for dK in k.gradient(X)], rtol=1e-10)
 

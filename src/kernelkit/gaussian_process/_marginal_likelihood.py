@@ -48,7 +48,8 @@ def factorize(K: np.ndarray, alpha, *, jitter: bool, overwrite: bool = True):
         return None, 0.0
 
 
-def log_marginal_likelihood(kernel, X, Y, alpha, eval_gradient: bool = False):
+def log_marginal_likelihood(kernel, X, Y, alpha, eval_gradient: bool = False,
+                            shared: dict | None = None):
     """Log marginal likelihood (summed over the columns of ``Y``) and optionally its gradient.
 
     Parameters
@@ -60,6 +61,10 @@ def log_marginal_likelihood(kernel, X, Y, alpha, eval_gradient: bool = False):
     alpha : float or ndarray of shape (n,)
         Added to the diagonal (noise variance).
     eval_gradient : bool
+    shared : dict, optional
+        What does not depend on theta (the entries of ``matrix_parts`` keyed by a string,
+        e.g. the squared distances of ``X``), kept here from one evaluation on ``X`` to the
+        next: pass the same dict to every evaluation of one optimization.
 
     Returns
     -------
@@ -80,8 +85,10 @@ def log_marginal_likelihood(kernel, X, Y, alpha, eval_gradient: bool = False):
     n, t = Y.shape
     # factorized in place; with the gradient, the factors of products are kept in `parts`
     # (each factor's matrix computed once per evaluation) and the rest recomputed from X
-    parts = {} if eval_gradient else None
+    parts = dict(shared or {}) if eval_gradient else None
     K = kernel.matrix_parts(X, parts) if eval_gradient else kernel(X)
+    if eval_gradient and shared is not None:  # string keys: independent of theta
+        shared.update((key, v) for key, v in parts.items() if isinstance(key, str))
     L, _ = factorize(K, alpha, jitter=False)
     if L is None:
         return (-np.inf, np.zeros(kernel.n_dims)) if eval_gradient else -np.inf

@@ -13,10 +13,11 @@ import numpy as np
 import scipy.optimize
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ..kernels import Kernel
 from ._optimizer_warnings import warn_lbfgs_stop
 
 __all__ = ["OPTIMIZER_CONSTRAINTS", "minimize_once", "minimize_with_restarts",
-           "log_uniform_starts"]
+           "log_uniform_starts", "theta_setter"]
 
 # scikit-learn's parameter validation of the two optimizer parameters every GP shares (the
 # constraints of scikit-learn's GaussianProcessRegressor)
@@ -48,6 +49,48 @@ def minimize_once(obj_func, theta0, bounds, optimizer):
     raise ValueError(
         f"optimizer must be 'fmin_l_bfgs_b', a callable or None; got {optimizer!r}."
     )
+
+
+def theta_setter(kernel):
+    """A function ``set(theta)`` equal to ``kernel.theta = theta``, for the optimizer's loop.
+
+    The tree of kernels is walked once here, so that each call only writes the values
+    ``exp(theta)`` onto the kernels that hold them (the ``theta`` property re-reads every
+    hyperparameter of the tree at each evaluation). Valid while the kernel's structure and
+    fixed hyperparameters do not change, as within one optimization.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import RBF, White
+    >>> from kernelkit.gaussian_process._optimize import theta_setter
+    >>> k = 2.0 * RBF(1.0) + White(0.1)
+    >>> theta_setter(k)(np.log([3.0, 0.5, 0.2]))
+    >>> bool(np.allclose(k.theta, np.log([3.0, 0.5, 0.2])))
+    True
+    """
+    if type(kernel).theta is not Kernel.theta:  # a kernel with its own setter
+        return lambda theta: setattr(kernel, "theta", theta)
+    slots, start = [], 0
+    for h in kernel.hyperparameters:
+        if h.fixed:
+            continue
+        *path, name = h.name.split("__")
+        owner = kernel
+        for attr in path:
+            owner = getattr(owner, attr)
+        slots.append((owner, name, start, h.n_elements, np.ndim(getattr(owner, name)) == 0))
+        start += h.n_elements
+
+    def set_theta(theta):
+        theta = np.asarray(theta, dtype=float)
+        if theta.shape != (start,):
+            raise ValueError(f"theta must have shape ({start},); got {theta.shape}.")
+        values = np.exp(theta)  # theta holds the logarithms of the values
+        for owner, name, i, size, scalar in slots:
+            setattr(owner, name, float(values[i]) if scalar else values[i:i + size].copy())
+
+    return set_theta
 
 
 def log_uniform_starts(bounds):

@@ -30,7 +30,12 @@ from ._online import (
     gp_log_marginal_likelihood_value,
     scalar_noise,
 )
-from ._optimize import OPTIMIZER_CONSTRAINTS, minimize_once, minimize_with_restarts
+from ._optimize import (
+    OPTIMIZER_CONSTRAINTS,
+    minimize_once,
+    minimize_with_restarts,
+    theta_setter,
+)
 from ._optimizer_warnings import warn_close_to_bounds
 from ._sampling import pathwise_samples, sample_from_covariance
 
@@ -282,13 +287,23 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
 
     def _optimize(self, X, Y, alpha, rng) -> np.ndarray:
         kernel = clone(self.kernel_)
+        # a scikit-learn kernel is optimized as its kernelkit twin (same values, theta in
+        # another order: theta_ours = theta[order]), not through the adapter per evaluation
+        twin = kernel.twin() if isinstance(kernel, SklearnKernel) else None
+        order = None if twin is None else twin.to_ours
+        kernel = kernel if twin is None else twin.kernel
+        set_theta = theta_setter(kernel)
+        shared = {}  # what does not depend on theta (distances), kept between evaluations
 
         def obj_func(theta, eval_gradient=True):
-            kernel.theta = theta
-            if eval_gradient:
-                lml, grad = log_marginal_likelihood(kernel, X, Y, alpha, eval_gradient=True)
-                return -lml, -grad
-            return -log_marginal_likelihood(kernel, X, Y, alpha)
+            set_theta(theta if order is None else np.asarray(theta)[order])
+            if not eval_gradient:
+                return -log_marginal_likelihood(kernel, X, Y, alpha)
+            lml, grad = log_marginal_likelihood(kernel, X, Y, alpha, eval_gradient=True,
+                                                shared=shared)
+            if order is not None:  # back to the scikit-learn order
+                grad = grad[np.argsort(order)]
+            return -lml, -grad
 
         optima = []
 

@@ -326,9 +326,9 @@ def exp_sine_weighted_sums(X: np.ndarray, W: np.ndarray, length_scale: float,
 
 
 @njit(parallel=True, cache=True)
-def _exp_sine_and_derivatives(D, freq, gamma, G1, G2):  # pragma: no cover - numba
-    # lower triangle, mirrored: K in D, dK/dlog l in G1, dK/dlog p in G2 (D: squared
-    # distances of one set to itself)
+def _exp_sine_and_derivatives(D, freq, gamma, K, G1, G2):  # pragma: no cover - numba
+    # lower triangle, mirrored: K, dK/dlog l in G1, dK/dlog p in G2 from the squared
+    # distances D of one set to itself
     n = D.shape[0]
     for i in prange(n):
         for j in range(i + 1):
@@ -337,8 +337,8 @@ def _exp_sine_and_derivatives(D, freq, gamma, G1, G2):  # pragma: no cover - num
             k = np.exp(-gamma * s * s)
             g1 = 2.0 * gamma * s * s * k
             g2 = 2.0 * gamma * a * s * np.cos(a) * k
-            D[i, j] = k
-            D[j, i] = k
+            K[i, j] = k
+            K[j, i] = k
             G1[i, j] = g1
             G1[j, i] = g1
             G2[i, j] = g2
@@ -346,37 +346,65 @@ def _exp_sine_and_derivatives(D, freq, gamma, G1, G2):  # pragma: no cover - num
 
 
 @njit(parallel=True, cache=True)
-def _rq_and_derivatives(D, alpha, G1, G2):  # pragma: no cover - numba
-    # lower triangle, mirrored: K in D, dK/dlog l in G1, dK/dlog alpha in G2 (D: scaled
-    # squared distances of one set to itself)
+def _rq_and_derivatives(D, inv_l2, alpha, K, G1, G2):  # pragma: no cover - numba
+    # lower triangle, mirrored: K, dK/dlog l in G1, dK/dlog alpha in G2 from the squared
+    # distances D of one set to itself (u = d^2 / (2 alpha l^2))
     n = D.shape[0]
     for i in prange(n):
         for j in range(i + 1):
-            u = D[i, j] / (2.0 * alpha)
+            u = D[i, j] * inv_l2 / (2.0 * alpha)
             lg = np.log1p(u)
             k = np.exp(-alpha * lg)
             g1 = 2.0 * alpha * u / (1.0 + u) * k
             g2 = alpha * (u / (1.0 + u) - lg) * k
-            D[i, j] = k
-            D[j, i] = k
+            K[i, j] = k
+            K[j, i] = k
             G1[i, j] = g1
             G1[j, i] = g1
             G2[i, j] = g2
             G2[j, i] = g2
 
 
+@njit(parallel=True, cache=True)
+def _rbf_and_derivative(D, inv_l2, K, G):  # pragma: no cover - numba
+    # lower triangle, mirrored: K = exp(-r^2 / 2) and dK/dlog l = r^2 K, r^2 = d^2 / l^2
+    n = D.shape[0]
+    for i in prange(n):
+        for j in range(i + 1):
+            r2 = D[i, j] * inv_l2
+            k = np.exp(-0.5 * r2)
+            K[i, j] = k
+            K[j, i] = k
+            G[i, j] = r2 * k
+            G[j, i] = r2 * k
+
+
+def _outputs(D, count):
+    return tuple(np.empty_like(D, dtype=np.float64) for _ in range(count))
+
+
 def exp_sine_and_derivatives(D: np.ndarray, length_scale: float, periodicity: float):
-    """ExpSineSquared's K (written over the squared distances ``D`` of one set) and its two
-    derivative matrices (log l, log p), from one pass of sines over one triangle."""
-    G1, G2 = np.empty_like(D), np.empty_like(D)
+    """ExpSineSquared's K and its two derivative matrices (log l, log p), new arrays, from
+    the squared distances ``D`` of one set (left as they are): one pass of sines over one
+    triangle."""
+    K, G1, G2 = _outputs(D, 3)
     _exp_sine_and_derivatives(D, np.pi / float(periodicity), 2.0 / float(length_scale) ** 2,
-                              G1, G2)
-    return D, G1, G2
+                              K, G1, G2)
+    return K, G1, G2
 
 
-def rq_and_derivatives(D: np.ndarray, alpha: float):
-    """RationalQuadratic's K (over the scaled squared distances ``D`` of one set) and its
-    derivative matrices (log l, log alpha), one pass of logarithms over one triangle."""
-    G1, G2 = np.empty_like(D), np.empty_like(D)
-    _rq_and_derivatives(D, float(alpha), G1, G2)
-    return D, G1, G2
+def rq_and_derivatives(D: np.ndarray, length_scale: float, alpha: float):
+    """RationalQuadratic's K and its derivative matrices (log l, log alpha), new arrays,
+    from the unscaled squared distances ``D`` of one set: one pass of logarithms over one
+    triangle."""
+    K, G1, G2 = _outputs(D, 3)
+    _rq_and_derivatives(D, 1.0 / float(length_scale) ** 2, float(alpha), K, G1, G2)
+    return K, G1, G2
+
+
+def rbf_and_derivative(D: np.ndarray, length_scale: float):
+    """The isotropic RBF's K and dK/dlog l, new arrays, from the unscaled squared distances
+    ``D`` of one set: one pass of exponentials over one triangle."""
+    K, G = _outputs(D, 2)
+    _rbf_and_derivative(D, 1.0 / float(length_scale) ** 2, K, G)
+    return K, G

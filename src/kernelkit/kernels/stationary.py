@@ -26,8 +26,25 @@ def _cache_fits(X, n_matrices: int) -> bool:
     (then a kernel keeps its derivative matrices for the gradient of the same evaluation)."""
     import sklearn
 
-    n = len(X)
+    n = X.shape[0]
     return n_matrices * n * n * 8 <= sklearn.get_config()["working_memory"] * 2**20
+
+
+#: the key in ``parts`` (see Kernel.matrix_parts) of the squared Euclidean distances of X:
+#: they do not depend on theta, so a caller may keep them from one evaluation to the next
+SQDIST = "sqdist"
+
+
+def _shared_sqdist(X, parts) -> np.ndarray:
+    """The squared distances of ``X`` recorded in ``parts`` (computed and recorded, read
+    only, if absent): every isotropic stationary factor of a composite kernel scales the
+    same matrix instead of forming its own Gram matrix."""
+    D = parts.get(SQDIST)
+    if D is None or D.shape[0] != X.shape[0]:
+        D = dist.sq_euclidean(X, None)
+        D.flags.writeable = False
+        parts[SQDIST] = D
+    return D
 
 
 def _keep_parts(kernel, parts, K, *derivatives):
@@ -211,6 +228,15 @@ class RBF(_LengthScaleKernel):
             D = self._sqdist_scaled(X, None)
             D *= K
             yield D
+
+    def matrix_parts(self, X, parts):
+        X = self._check_input(X)
+        if self.anisotropic or is_sparse(X) or not _cache_fits(X, 4):
+            return super().matrix_parts(X, parts)  # ARD: the fused pass of gradient_dot
+        _check_positive_param(self.length_scale, "length_scale")
+        # K and dK/dlog l = K ||x - y||^2 / l^2 from the shared squared distances
+        K, G = dist.rbf_and_derivative(_shared_sqdist(X, parts), float(self.length_scale))
+        return _keep_parts(self, parts, K, G)
 
     def gradient_dot(self, X, W, K=None, parts=None):
         if not self.n_dims:
@@ -456,11 +482,13 @@ class RationalQuadratic(_LengthScaleKernel):
             yield self.alpha * K * (-np.log1p(u) + u / (1.0 + u))
 
     def matrix_parts(self, X, parts):
-        if self.anisotropic or not _cache_fits(X, 3):
+        X = self._check_input(X)
+        if self.anisotropic or not _cache_fits(X, 5):
             return super().matrix_parts(X, parts)
+        _check_positive_param(self.length_scale, "length_scale")
         _check_positive_param(self.alpha, "alpha")
-        D = self._sqdist_scaled(self._check_input(X), None)
-        K, G1, G2 = dist.rq_and_derivatives(D, self.alpha)
+        K, G1, G2 = dist.rq_and_derivatives(_shared_sqdist(X, parts),
+                                            float(self.length_scale), self.alpha)
         return _keep_parts(self, parts, K, G1, G2)
 
     def gradient_dot(self, X, W, K=None, parts=None):
@@ -533,11 +561,12 @@ class ExpSineSquared(_LengthScaleKernel):
         return D
 
     def matrix_parts(self, X, parts):
-        if not _cache_fits(X, 3):
+        X = self._check_input(X)
+        if not _cache_fits(X, 5):
             return super().matrix_parts(X, parts)
         self._check_params()
-        D = dist.sq_euclidean(self._check_input(X), None)
-        K, G1, G2 = dist.exp_sine_and_derivatives(D, self.length_scale, self.periodicity)
+        K, G1, G2 = dist.exp_sine_and_derivatives(_shared_sqdist(X, parts),
+                                                  self.length_scale, self.periodicity)
         return _keep_parts(self, parts, K, G1, G2)
 
     def gradient_dot(self, X, W, K=None, parts=None):
