@@ -33,10 +33,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.linalg.blas import dsyrk
-from sklearn import get_config
 
-from ..linalg import cho_inverse, jitter_cholesky
-from ._rows import InMemoryRows
+from ..linalg import cho_inverse, fits_in_memory, jitter_cholesky
 
 __all__ = ["Bound", "collapsed_bound", "Posterior"]
 
@@ -117,8 +115,7 @@ def grad_part(Xb, Yb, kernel, Z, C1, C2, want_inducing, cache=None):
 def _keeps_kernel_blocks(rows, m: int) -> bool:
     """Keep K_nM between the two passes when the rows are in this process and the n x M
     float64 matrix fits scikit-learn's ``working_memory`` (else it is computed twice)."""
-    return (isinstance(rows, InMemoryRows)
-            and rows.shape[0] * m * 8 <= get_config()["working_memory"] * 2**20)
+    return rows.in_memory and fits_in_memory(rows.shape[0] * m * 8)
 
 
 def collapsed_bound(kernel, Z: np.ndarray, noise: float, rows, *, gradient: bool = False,
@@ -131,8 +128,9 @@ def collapsed_bound(kernel, Z: np.ndarray, noise: float, rows, *, gradient: bool
     Z : ndarray of shape (M, d)
     noise : float
         The noise variance s > 0.
-    rows : object with ``reduce(fn, *args)``, ``shape`` and ``n_targets``
-        The training rows (in memory or on Dask; see ``_rows.py``).
+    rows : TrainingRows
+        The training rows (in memory or on Dask; see ``_rows.py``): ``reduce(fn, *args)``,
+        ``shape``, ``n_targets``, ``in_memory``.
     gradient : bool
         Also return the gradient in ``kernel.theta`` and in ``log s``.
     inducing_gradient : bool
