@@ -258,7 +258,9 @@ class Kernel(PairContractions, Parametrized):
 
         A product records the matrices of its two factors (keyed by its ``id``), so that
         the likelihood gradient at the same hyperparameters computes no factor twice;
-        RationalQuadratic and ExpSineSquared record their derivative matrices; other
+        the isotropic RBF, RationalQuadratic and ExpSineSquared record their derivative
+        matrices, all from one squared-distance matrix under the key "sqdist" (string keys
+        do not depend on theta: a caller may keep them between evaluations); other
         kernels record nothing. The returned matrix is the caller's to overwrite.
 
         Examples
@@ -267,8 +269,8 @@ class Kernel(PairContractions, Parametrized):
         >>> from kernelkit.kernels import RBF, ExpSineSquared
         >>> X = np.linspace(0, 3, 6)[:, None]; k = RBF(2.0) * ExpSineSquared(1.0, 1.0)
         >>> parts = {}
-        >>> bool(np.allclose(k.matrix_parts(X, parts), k(X))), len(parts)  # product, periodic
-        (True, 2)
+        >>> bool(np.allclose(k.matrix_parts(X, parts), k(X))), sorted(map(str, parts))[-1]
+        (True, 'sqdist')
         """
         return self._compute(self._check_input(X), None)
 
