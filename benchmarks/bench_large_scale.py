@@ -240,10 +240,18 @@ def rows_1m_dask(max_iter: int = 20) -> list[Row]:
               f"predictions {pred_rel:.1e}",
         target="same coefficients; report overhead",
         notes=f"RMSE {_rmse(p_dask, yte):.4f}; {model.n_iter_} iterations; chunks realigned "
-              f"to whole {model._block_rows(len(X32), BIG_M, np.float32):,}-row blocks; "
+              f"to whole {_fixed_block(model, len(X32)):,}-row blocks; "
               "speed-up < 1 = dask overhead (both use the same 2 cores); single-process time "
               f"from the 1M row; load avg {os.getloadavg()[0]:.1f}",
     ))]
+
+
+def _fixed_block(model, n: int) -> int:
+    """The fixed row-block height NystromKernelRidge's fit uses for n float32 rows."""
+    from kernelkit.linalg import block_rows
+    from kernelkit.linalg.blocks import ROW_QUANTUM
+
+    return block_rows(BIG_M, 4, model._block_mib(), n_rows=n, quantum=ROW_QUANTUM)
 
 
 def _predict_with(model, coef, X):
