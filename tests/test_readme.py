@@ -53,9 +53,9 @@ def test_readme_gp_classification_and_online_example_runs():
     assert ns["proba"].shape == (5, 2)
     assert ns["gp"].X_train_.shape == (520, 2)
     assert ns["draws"].shape == (500, 3)
-def _session() -> list[tuple[str, list[str]]]:
-    """``(command, expected output lines)`` of the README's example session."""
-    block = README.read_text().split("### Example session")[1].split("```console")[1]
+def _session(heading: str = "### Example session") -> list[tuple[str, list[str]]]:
+    """``(command, expected output lines)`` of a README console session."""
+    block = README.read_text().split(heading)[1].split("```console")[1]
     block = block.split("```")[0]
     steps: list[tuple[str, list[str]]] = []
     lines = block.strip("\n").splitlines()
@@ -98,8 +98,9 @@ def _matches(expected: list[str], actual: list[str]) -> bool:
     return skipping or j == len(actual)
 
 
-def test_readme_session_reproduces(tmp_path):
-    """Every command of the example session, run in a fresh folder with the installed
+@pytest.mark.parametrize("heading", ["### Example session", "### Sparse data files"])
+def test_readme_session_reproduces(tmp_path, heading):
+    """Every command of a console session, run in a fresh folder with the installed
     `kernelkit` command on PATH, prints what the README shows (times masked)."""
     import os
     import subprocess
@@ -110,7 +111,7 @@ def test_readme_session_reproduces(tmp_path):
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}"
            f"{os.environ.get('PATH', '')}", "OMP_NUM_THREADS": "1",
            "OPENBLAS_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore"}
-    for cmd, expected in _session():
+    for cmd, expected in _session(heading):
         proc = subprocess.run(["bash", "-c", cmd], cwd=tmp_path, env=env, capture_output=True,
                               text=True, timeout=300)
         actual = (proc.stdout + proc.stderr).strip("\n").splitlines()
@@ -135,3 +136,19 @@ def test_readme_true_comments_print_true():
     block = text.split("## A short tour")[1].split("```python")[1].split("```")[0]
     lines = [line for line in block.splitlines() if "# True" in line]
     assert lines and all(line.startswith("print(") for line in lines)
+
+
+def test_readme_sparse_example_runs():
+    """The sparse-input example: CSR into the linear SVM, CSC into AdaBoost, never dense."""
+    import scipy.sparse as sp
+
+    block = README.read_text().split("## Sparse input")[1].split("```python")[1]
+    block = block.split("```")[0]
+    ns: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        exec(compile(block, "README.md", "exec"), ns)  # noqa: S102
+    assert sp.issparse(ns["X"]) and ns["X"].format == "csr"
+    assert sp.issparse(ns["svm"].support_vectors_)
+    assert ns["svm"].score(ns["Xte"], ns["yte"]) > 0.6
+    assert ns["ada"].score(ns["Xte"], ns["yte"]) > 0.55  # stumps: weaker than the SVM here

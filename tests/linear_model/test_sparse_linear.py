@@ -118,12 +118,55 @@ def test_duplicates_are_summed_and_input_untouched(cg_solver):
     assert np.array_equal(dup.data, before)  # the user's matrix is not modified
 
 
-def test_positive_sparse_equals_dense():
-    X, y, _ = _data(seed=3)
-    a = Ridge(alpha=0.5, positive=True).fit(X, -y + 4 * X.toarray()[:, 0])
-    b = Ridge(alpha=0.5, positive=True).fit(X.toarray(), -y + 4 * X.toarray()[:, 0])
-    assert a.solver_ == "lbfgs" and np.all(a.coef_ >= 0)
-    assert _rel(a.coef_, b.coef_) < 1e-5
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("alpha", [0.5, 0.0])
+@pytest.mark.parametrize("iterative", [False, True])
+def test_positive_sparse_equals_dense(request, fmt, fit_intercept, weighted, alpha,
+                                      iterative):
+    """positive=True on sparse X (NNLS on the Gram factor, or L-BFGS-B past the Gram
+    limit) equals the dense path's NNLS to 1e-6, with some coefficients at the bound."""
+    if iterative:
+        request.getfixturevalue("cg_solver")
+    X, y, sw = _data(n=80, d=8, seed=3)
+    y = -y + 4 * X.toarray()[:, 0]  # some true weights negative: the bound is active
+    w = sw if weighted else None
+    Est = Ridge if alpha > 0 else LinearRegression
+    kw = dict(alpha=alpha) if alpha > 0 else {}
+    a = Est(positive=True, fit_intercept=fit_intercept, **kw).fit(_as(X, fmt, np.float64), y,
+                                                                    sample_weight=w)
+    b = Est(positive=True, fit_intercept=fit_intercept, **kw).fit(X.toarray(), y,
+                                                                    sample_weight=w)
+    assert np.all(a.coef_ >= 0) and np.any(b.coef_ == 0) and np.any(b.coef_ > 0)
+    assert _rel(a.coef_, b.coef_) < (1e-6 if iterative else 1e-10)
+    assert abs(a.intercept_ - b.intercept_) < 1e-6 * max(1.0, abs(b.intercept_))
+    if Est is Ridge:
+        assert a.solver_ == ("lbfgs" if iterative else "nnls")
+
+
+def test_positive_sparse_matches_sklearn_lbfgs_on_dense():
+    """scikit-learn's positive Ridge (L-BFGS-B, dense X: it refuses sparse X with an
+    intercept only on some solvers) on the same data, at a tight tol."""
+    X, y, sw = _data(n=80, d=8, seed=4)
+    y = y - 3 * X.toarray()[:, 1]
+    ours = Ridge(alpha=0.3, positive=True).fit(X, y, sample_weight=sw)
+    peer = SkRidge(alpha=0.3, positive=True, solver="lbfgs", tol=1e-12).fit(
+        X.toarray(), y, sample_weight=sw)
+    assert _rel(ours.coef_, peer.coef_) < 1e-5
+    assert abs(ours.intercept_ - peer.intercept_) < 1e-5 * max(1.0, abs(peer.intercept_))
+
+
+def test_positive_sparse_many_targets_and_max_iter(cg_solver):
+    """Two targets with their own alpha; a tiny max_iter warns (ConvergenceWarning)."""
+    from kernelkit.exceptions import ConvergenceWarning
+
+    X, Y, _ = _data(n=80, d=8, seed=5, n_targets=2)
+    a = Ridge(alpha=[0.1, 2.0], positive=True).fit(X, Y)
+    b = Ridge(alpha=[0.1, 2.0], positive=True).fit(X.toarray(), Y)
+    assert _rel(a.coef_, b.coef_) < 1e-6 and a.n_iter_ > 1
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        Ridge(positive=True, max_iter=1).fit(X, Y[:, 0])
 
 
 def test_sparse_predictive_std_equals_dense():

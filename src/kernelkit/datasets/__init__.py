@@ -14,6 +14,7 @@ _NAMES = {
     "load_breast_cancer": "loaders",
     "load_digits": "loaders",
     "make_letter_words": "letter_words",
+    "make_sparse_text": "sparse_text",
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, _NAMES)

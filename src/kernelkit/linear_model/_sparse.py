@@ -17,8 +17,11 @@ so a product costs two sparse products over the non-zeros and O(n + d) more. Sol
   (Xc^T Xc + alpha I) theta = Xc^T yc, preconditioned by their diagonal (Jacobi:
   ``sum_i w_i x_ij^2 - sum(w) x_bar_j^2 + alpha``), all targets at once.
 - ``lsqr`` (alpha = 0, many features): LSQR on Xc theta = yc, the minimum-norm solution.
-- ``lbfgs`` (``positive=True``): bounded L-BFGS-B on 1/2 ||Xc theta - yc||^2 +
-  alpha/2 ||theta||^2, theta >= 0, with the gradient Xc^T (Xc theta - yc) + alpha theta.
+- ``nnls`` (``positive=True``, few features): the dense path's Lawson-Hanson NNLS on the
+  square factor diag(sqrt(s^2 + alpha)) V^T of the centred Gram matrix (same solution).
+- ``lbfgs`` (``positive=True``, many features): bounded L-BFGS-B on 1/2 ||Xc theta - yc||^2 +
+  alpha/2 ||theta||^2, theta >= 0, with the gradient Xc^T (Xc theta - yc) + alpha theta,
+  stopped when the projected gradient falls below ``1e-4 * tol`` times its value at 0.
 
 The iterative solvers stop at a relative residual of ``ITERATIVE_RTOL_FACTOR * tol``:
 scikit-learn's ``tol`` bounds the residual, and the coefficient error is up to the
@@ -40,6 +43,7 @@ from scipy.sparse.linalg import LinearOperator, lsqr
 
 from ..exceptions import ConvergenceWarning
 from ..linalg import pcg
+from ._nnls import nnls_solve
 
 __all__ = ["GRAM_MAX_FEATURES", "ITERATIVE_RTOL_FACTOR", "SparseFit", "sparse_fit"]
 
@@ -96,19 +100,43 @@ class _Centered:
                               dtype=np.float64)
 
 
-def _gram_solve(Xc: _Centered, B, alpha):
-    """coef = V diag(1 / (s^2 + alpha)) V^T B from the centred Gram matrix (see module doc)."""
+def _gram_eigh(Xc: _Centered):
+    """Eigenpairs (descending) of the centred Gram matrix Xc^T Xc and the kept ones."""
     X, w, m = Xc.X, Xc.w, Xc.x_mean
     G = (X.T @ sp.diags(w) @ X).toarray()  # X^T W X (d x d, dense)
     G -= w.sum() * np.outer(m, m)  # Xc^T Xc = X^T W X - sum(w) x_bar x_bar^T
     lam, V = scipy.linalg.eigh(G, check_finite=False)
     lam, V = lam[::-1].clip(min=0.0), V[:, ::-1]
-    s = np.sqrt(lam)
     keep = lam > max(X.shape) * np.finfo(float).eps * (lam[0] if lam.size else 0.0)
+    return lam, V, keep
+
+
+def _gram_solve(Xc: _Centered, B, alpha):
+    """coef = V diag(1 / (s^2 + alpha)) V^T B from the centred Gram matrix (see module doc)."""
+    lam, V, keep = _gram_eigh(Xc)
     with np.errstate(divide="ignore", invalid="ignore"):
         D = np.where(keep[:, None], 1.0 / (lam[:, None] + alpha[None, :]), 0.0)
     coef = V @ (D * (V.T @ B))  # Xc^T Xc = V diag(s^2) V^T
-    return coef, (s, V.T, keep)
+    return coef, (np.sqrt(lam), V.T, keep)
+
+
+def _positive_gram_solve(Xc: _Centered, B, alpha, max_iter):
+    """theta >= 0 by Lawson-Hanson NNLS on a square factor of the centred Gram matrix.
+
+    With Xc^T Xc + alpha I = V diag(m) V^T (m = s^2 + alpha over the kept eigenpairs),
+    1/2 ||Xc theta - yc||^2 + alpha/2 ||theta||^2 = 1/2 ||A theta - c||^2 + const for
+    A = diag(sqrt(m)) V^T and c = diag(1 / sqrt(m)) V^T B (B = Xc^T yc lies in the span of
+    the kept eigenvectors): the dense path's NNLS problem, solved by the same algorithm.
+    """
+    lam, V, keep = _gram_eigh(Xc)
+    coef = np.empty((V.shape[0], B.shape[1]))
+    for k in range(B.shape[1]):
+        sel = keep | (alpha[k] > 0)  # with alpha > 0 every eigenpair has m > 0
+        sq = np.sqrt(lam[sel] + alpha[k])
+        Vs = V[:, sel]
+        A, c = sq[:, None] * Vs.T, (Vs.T @ B[:, k]) / sq  # A^T A = Xc^T Xc + alpha I
+        coef[:, k] = nnls_solve(A, c[:, None], np.zeros(1), max_iter)[:, 0]
+    return coef, (np.sqrt(lam), V.T, keep)
 
 
 def _cg_solve(Xc: _Centered, B, alpha, rtol, max_iter):
@@ -145,24 +173,31 @@ def _lsqr_solve(Xc: _Centered, Yc, rtol, max_iter):
     return coef, n_iter
 
 
-def _positive_solve(Xc: _Centered, Yc, alpha, max_iter):
-    """theta >= 0 minimizing 1/2 ||Xc theta - yc||^2 + alpha/2 ||theta||^2 (L-BFGS-B)."""
+def _positive_solve(Xc: _Centered, Yc, B, alpha, rtol, max_iter):
+    """theta >= 0 minimizing 1/2 ||Xc theta - yc||^2 + alpha/2 ||theta||^2 (L-BFGS-B).
+
+    Stops when the largest projected gradient is below ``rtol`` times its value at
+    theta = 0 (``max |Xc^T yc|``), as the other iterative solvers stop at a relative residual.
+    """
     d = Xc.X.shape[1]
     coef = np.empty((d, Yc.shape[1]))
+    n_iter = 0
     for k in range(Yc.shape[1]):
         def f(c, k=k):  # value and gradient Xc^T (Xc c - y) + alpha c
             r = Xc.matvec(c) - Yc[:, k]
             return 0.5 * float(r @ r + alpha[k] * c @ c), Xc.rmatvec(r) + alpha[k] * c
 
+        gtol = rtol * max(float(np.max(np.abs(B[:, k]), initial=0.0)), np.finfo(float).tiny)
         res = scipy.optimize.minimize(f, np.zeros(d), jac=True, method="L-BFGS-B",
                                       bounds=[(0.0, None)] * d,
-                                      options=dict(maxiter=max_iter or 15000))
-        if not res.success:
+                                      options=dict(maxiter=max_iter or 15000, gtol=gtol,
+                                                   ftol=64 * np.finfo(float).eps))
+        if not res.success and res.status != 2:  # 2: no further decrease (at round-off)
             warnings.warn(f"The positive sparse solve (L-BFGS-B) did not converge: "
                           f"{res.message}; increase max_iter.", ConvergenceWarning,
                           stacklevel=5)
-        coef[:, k] = res.x
-    return coef, 1
+        coef[:, k], n_iter = res.x, max(n_iter, int(res.nit))
+    return coef, n_iter
 
 
 def sparse_fit(X, Y, sw, alpha, *, fit_intercept: bool, positive: bool = False,
@@ -184,8 +219,11 @@ def sparse_fit(X, Y, sw, alpha, *, fit_intercept: bool, positive: bool = False,
     B = Xc.rmatvec(Yc)  # Xc^T yc
     rtol = ITERATIVE_RTOL_FACTOR * tol
     spectrum = None
-    if positive:
-        solver, (coef, n_iter) = "lbfgs", _positive_solve(Xc, Yc, alpha, max_iter)
+    if positive and d <= GRAM_MAX_FEATURES:
+        solver, n_iter = "nnls", 1
+        coef, spectrum = _positive_gram_solve(Xc, B, alpha, max_iter)
+    elif positive:
+        solver, (coef, n_iter) = "lbfgs", _positive_solve(Xc, Yc, B, alpha, rtol, max_iter)
     elif d <= GRAM_MAX_FEATURES:
         solver, n_iter = "gram", 1
         coef, spectrum = _gram_solve(Xc, B, alpha)

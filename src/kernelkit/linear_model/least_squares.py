@@ -23,6 +23,7 @@ from .._validation import (
     check_sample_weight,
     validate_data,
 )
+from ._nnls import nnls_solve
 from ._sparse import GRAM_MAX_FEATURES, sparse_fit
 
 __all__ = ["LinearRegression"]
@@ -64,46 +65,6 @@ def svd_solve(Xc, Yc, alpha, rcond=None):
         D = np.where(keep[:, None], s[:, None] / (s[:, None] ** 2 + alpha[None, :]), 0.0)
     coef = Vt.T @ (D * UtY)
     return coef, (s, Vt, keep)
-
-
-def nnls_solve(Xc, Yc, alpha, max_iter=None):
-    """Coefficients >= 0 minimizing ``||Xc c - y||^2 + alpha ||c||^2``, one target at a time.
-
-    Non-negative least squares on the stacked system ``[Xc; sqrt(alpha) I] c = [y; 0]``
-    (scipy.optimize.nnls, Lawson-Hanson active set).
-    """
-    d = Xc.shape[1]
-    coef = np.empty((d, Yc.shape[1]))
-    for j in range(Yc.shape[1]):
-        A, b = Xc, Yc[:, j]
-        if alpha[j] > 0:  # ||Xc c - y||^2 + alpha ||c||^2 = ||[Xc; sqrt(a) I] c - [y; 0]||^2
-            A = np.vstack([Xc, np.sqrt(alpha[j]) * np.eye(d)])
-            b = np.concatenate([b, np.zeros(d)])
-        try:
-            coef[:, j] = scipy.optimize.nnls(A, b, maxiter=max_iter)[0]
-        except RuntimeError:  # max_iter reached: max_iter bounded L-BFGS-B steps instead
-            coef[:, j] = _bounded_lbfgs(A, b, max_iter)
-    return coef
-
-
-def _bounded_lbfgs(A, b, max_iter):
-    """min ||A c - b||^2 s.t. c >= 0 by at most ``max_iter`` L-BFGS-B steps (the iterate)."""
-    import warnings
-
-    from ..exceptions import ConvergenceWarning
-
-    def f(c):  # ||A c - b||^2 / 2 and its gradient A^T (A c - b)
-        r = A @ c - b
-        return 0.5 * float(r @ r), A.T @ r
-
-    res = scipy.optimize.minimize(f, np.zeros(A.shape[1]), jac=True, method="L-BFGS-B",
-                                  bounds=[(0.0, None)] * A.shape[1],
-                                  options=dict(maxiter=max_iter))
-    if not res.success:
-        warnings.warn(f"The positive (non-negative) solve did not converge in max_iter="
-                      f"{max_iter} iterations ({res.message}); returning its last iterate. "
-                      "Increase max_iter.", ConvergenceWarning, stacklevel=5)
-    return res.x
 
 
 class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
@@ -149,8 +110,9 @@ class LinearRegression(MultiOutputMixin, RegressorMixin, BaseEstimator):
       ``singular_`` from it); with more, LSQR (as scikit-learn) stopped at ``1e-4 * tol``,
       and ``rank_``, ``singular_`` and ``predict(return_std=True)`` are then not available
       (scikit-learn does not set ``rank_``/``singular_`` on sparse X either).
-      ``positive=True`` works on sparse X too (bounded L-BFGS-B on the implicitly centred
-      problem); scikit-learn raises a TypeError there.
+      ``positive=True`` works on sparse X too (up to 1000 features the dense path's NNLS on a
+      square factor of the centred Gram matrix, else bounded L-BFGS-B on the implicitly
+      centred problem); scikit-learn raises a TypeError there.
 
     Examples
     --------

@@ -62,7 +62,7 @@ default="auto"
         log-posterior up to log p(y)); equals ``log_likelihood_`` when lambda = 0.
     solver_ : str
         The solver used: "svd", or "nnls" with ``positive=True``; on sparse X "gram",
-        "cg", "lsqr" or "lbfgs" (see below).
+        "cg", "lsqr", and with ``positive=True`` "nnls" or "lbfgs" (see below).
     n_iter_ : int
         1 (one direct solve; scikit-learn's direct solvers report None).
     n_features_in_ : int
@@ -78,8 +78,11 @@ default="auto"
       names: up to 1000 features the eigendecomposition of the centred Gram matrix
       (``solver_`` "gram", the same solution as the dense SVD); with more, conjugate
       gradients on the centred normal equations preconditioned by their diagonal
-      (``solver_`` "cg", ``n_iter_`` its iterations; LSQR for ``alpha=0``; L-BFGS-B with
-      ``positive=True``), stopped at a relative residual of ``1e-4 * tol`` so that the
+      (``solver_`` "cg", ``n_iter_`` its iterations; LSQR for ``alpha=0``). With
+      ``positive=True``: up to 1000 features the dense path's NNLS on a square factor of the
+      centred Gram matrix (``solver_`` "nnls"), with more bounded L-BFGS-B (``solver_``
+      "lbfgs", scikit-learn's sparse positive solver, ``n_iter_`` its iterations). The
+      iterative solvers are stopped at a relative residual of ``1e-4 * tol`` so that the
       coefficients stay close to the direct solution (scikit-learn stops at ``tol``).
 
     Examples
@@ -143,7 +146,7 @@ default="auto"
             raise ValueError("solver='lbfgs' is only for positive=True (as in scikit-learn); "
                              "use another solver or set positive=True.")
         super().fit(X, y, sample_weight=sample_weight)
-        if self._sparse_solver is not None:  # sparse X: "gram", "cg", "lsqr" or "lbfgs"
+        if self._sparse_solver is not None:  # sparse X: "gram", "cg", "lsqr", "nnls", "lbfgs"
             self.solver_, self.n_iter_ = self._sparse_solver, self._sparse_n_iter
         else:
             self.solver_ = "nnls" if self.positive else "svd"
