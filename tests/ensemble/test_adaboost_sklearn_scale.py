@@ -123,3 +123,28 @@ def test_sklearn_errors_and_key_phrases():
     X_fail = [[1, 1], [1, 1], [1, 1], [1, 1]]
     with pytest.raises(ValueError, match="worse than random"):
         AdaBoost(DecisionTreeClassifier()).fit(X_fail, ["foo", "bar", "baz", "qux"])
+
+
+def test_log_weighted_error_agrees_with_the_direct_sum_and_survives_underflow():
+    """log ε_t from D_t's sum (fast path) and from log D_t (tiny ε_t) agree with the formula."""
+    from kernelkit.ensemble._stump_numba import log_weighted_error
+
+    rng = np.random.default_rng(0)
+    n = 1000
+    y = rng.integers(0, 2, n)
+    pred = y.copy()
+    wrong = rng.random(n) < 0.2
+    pred[wrong] ^= 1
+    log_d = rng.normal(size=n)
+    log_d -= np.logaddexp.reduce(log_d)
+    w = np.exp(log_d)
+    # ε_t = Σᵢ D_t(i)·1[h_t(xᵢ) ≠ yᵢ]
+    assert np.isclose(log_weighted_error(log_d, w, pred, y), np.log(w[wrong].sum()), rtol=1e-12)
+    # the misclassified weights underflow in D_t (e^-800) but not in log D_t
+    log_d2 = log_d.copy()
+    log_d2[wrong] -= 800.0
+    w2 = np.exp(log_d2)
+    assert w2[wrong].sum() == 0.0
+    expected = np.logaddexp.reduce(log_d2[wrong])
+    assert np.isclose(log_weighted_error(log_d2, w2, pred, y), expected, rtol=1e-12)
+    assert log_weighted_error(log_d, w, y, y) == -np.inf  # perfect: no misclassified sample

@@ -83,6 +83,37 @@ def test_bound_gradient_matches_finite_differences(kernel):
     assert b.grad_log_noise == pytest.approx(fd, rel=1e-6, abs=1e-6)
 
 
+class _CountingRBF(RBF):
+    """RBF counting its kernel evaluations (K(X, Y) blocks and K(Z))."""
+
+    calls = 0
+
+    def __call__(self, X, Y=None, eval_gradient=False):
+        type(self).calls += 1
+        return super().__call__(X, Y, eval_gradient=eval_gradient)
+
+
+def test_gradient_pass_reuses_the_kernel_blocks_within_working_memory():
+    """K_nM is computed once per evaluation when it fits working_memory, twice otherwise,
+    with the same value and gradient either way."""
+    from sklearn import config_context
+
+    X, Y = _data(n=90, t=2)
+    Z = X[::9] + 0.1
+    kernel = _CountingRBF([0.8, 1.1, 1.5])
+    rows = InMemoryRows(X, Y, 20)  # 5 blocks, the last one shorter
+    counts, bounds = [], []
+    for wm in (1024, 1e-4):  # MiB: K_nM (90 x 10 floats) fits, then does not
+        _CountingRBF.calls = 0
+        with config_context(working_memory=wm):
+            bounds.append(collapsed_bound(kernel, Z, 0.2, rows, gradient=True))
+        counts.append(_CountingRBF.calls)
+    assert counts[1] - counts[0] == 5  # one K_bM evaluation saved per block
+    assert bounds[0].value == bounds[1].value
+    np.testing.assert_allclose(bounds[0].grad_theta, bounds[1].grad_theta, rtol=1e-13)
+    assert bounds[0].grad_log_noise == pytest.approx(bounds[1].grad_log_noise, rel=1e-13)
+
+
 def test_inducing_gradient_matches_finite_differences():
     X, Y = _data()
     Z = X[::8] + 0.1

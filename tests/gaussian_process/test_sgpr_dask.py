@@ -10,8 +10,9 @@ distributed = pytest.importorskip("distributed")
 
 from kernelkit import NystromKernelRidge, SparseGaussianProcessRegressor  # noqa: E402
 from kernelkit.gaussian_process._collapsed_bound import collapsed_bound  # noqa: E402
-from kernelkit.gaussian_process._rows import DaskRows, InMemoryRows  # noqa: E402
+from kernelkit.gaussian_process._rows import InMemoryRows, TrainingRows  # noqa: E402
 from kernelkit.kernels import RBF, Constant  # noqa: E402
+from kernelkit.linalg.dask_rows import DaskRows  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +50,9 @@ def test_bound_and_gradient_per_chunk_equal_single_process(client):
     Z = X[::35] + 0.05
     local = collapsed_bound(kernel, Z, 0.1, InMemoryRows(X, Y, 64), gradient=True,
                             inducing_gradient=True)
-    rows = DaskRows(client, da.from_array(X, chunks=(151, 3)), da.from_array(Y, chunks=(151, 1)),
-                    64)
+    # the data seam's dask rows: each worker reduces its own chunks
+    rows = TrainingRows(DaskRows(da.from_array(X, chunks=(151, 3))),
+                        da.from_array(Y, chunks=(151, 1)), 64)
     dist = collapsed_bound(kernel, Z, 0.1, rows, gradient=True, inducing_gradient=True)
     assert dist.value == pytest.approx(local.value, rel=1e-10)
     np.testing.assert_allclose(dist.grad_theta, local.grad_theta, rtol=1e-9)

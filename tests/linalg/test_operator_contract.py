@@ -78,6 +78,15 @@ def test_array_rows_source(block_rows):
     np.testing.assert_array_equal(np.vstack(list(rows.row_blocks(block_rows))), X)
     _check(rows.kernel_operator(RBF(), C, block_rows), K, V, U)
     np.testing.assert_allclose(rows.predict(RBF(), C, V), K @ V, rtol=1e-12)
+    # reduce: sum_b fn(X_b, T_b) with the aligned rows of the targets, in block order
+    KtU, n_seen = rows.reduce(_kernel_t_targets, U, block_rows, C)
+    np.testing.assert_allclose(KtU, K.T @ U, rtol=1e-12)
+    assert n_seen == X.shape[0]
+
+
+def _kernel_t_targets(Xb, Tb, C):
+    """One block's partial sums (K_b^T T_b, number of rows)."""
+    return RBF()(Xb, C).T @ Tb, Xb.shape[0]
 
 
 @pytest.fixture(scope="module")
@@ -115,3 +124,8 @@ def test_dask_rows_source_equals_array_rows(client):
     np.testing.assert_array_equal(op.normal_matmul(V), ref.normal_matmul(V))
     np.testing.assert_allclose(np.asarray(rows.predict(RBF(), C, V).compute()),
                                RBF()(X, C) @ V, rtol=1e-12)
+    # reduce on the workers (chunks of X and of the targets), partials added in chunk order
+    T = da.from_array(U, chunks=(150, U.shape[1]))
+    KtU, n_seen = rows.reduce(_kernel_t_targets, T, 64, C)
+    np.testing.assert_allclose(KtU, RBF()(X, C).T @ U, rtol=1e-12)
+    assert n_seen == X.shape[0]

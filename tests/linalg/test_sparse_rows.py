@@ -41,6 +41,16 @@ def test_sparse_rows_stay_csr_and_match_array_rows(fmt):
     np.testing.assert_allclose(op @ np.ones(3), ref @ np.ones(3), rtol=1e-12)
     np.testing.assert_allclose(rows.predict(k, centers, np.ones(3)),
                                dense.predict(k, X.toarray()[idx], np.ones(3)), rtol=1e-12)
+    # reduce over CSR row blocks with aligned targets equals the dense source's
+    T = np.arange(400.0).reshape(200, 2)
+
+    def part(Xb, Tb):
+        assert Xb.format == "csr"
+        return (Xb.T @ Tb, Xb.shape[0])
+
+    got, want = rows.reduce(part, T, 64), dense.reduce(lambda Xb, Tb: (Xb.T @ Tb, 0), T, 64)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+    assert got[1] == 200
 
 
 @pytest.mark.parametrize("kernel", [RBF(2.0), Laplacian(3.0), Linear()], ids=repr)

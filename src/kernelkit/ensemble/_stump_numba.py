@@ -549,12 +549,20 @@ def exp_weights(log_d, out):  # pragma: no cover - numba
 
 
 @njit(cache=True)
-def log_weighted_error(log_d, pred, y):  # pragma: no cover - numba
-    """log ε_t = log Σᵢ D_t(i)·1[h_t(xᵢ) ≠ yᵢ] by log-sum-exp over log D_t.
+def log_weighted_error(log_d, w, pred, y):  # pragma: no cover - numba
+    """log ε_t = log Σᵢ D_t(i)·1[h_t(xᵢ) ≠ yᵢ], with ``w`` = D_t = exp(log D_t).
 
-    Exact where ε_t itself underflows (weights of e^-800 are normal in log D); −inf only when
+    One pass sums ``w``; only where that sum is tiny (below 1e-200, so that weights lost to
+    underflow in ``w`` could matter) is ε_t summed again by log-sum-exp over log D_t, which is
+    exact where ε_t itself underflows (weights of e^-800 are normal in log D). −inf only when
     every misclassified sample has weight 0 (a truly perfect weak learner).
     """
+    e = 0.0
+    for i in range(w.shape[0]):
+        if pred[i] != y[i]:
+            e += w[i]
+    if e > 1e-200:  # each underflowed w_i < 1e-308: n of them change e by < 1e-290 relative
+        return np.log(e)
     mx = -np.inf
     for i in range(log_d.shape[0]):
         if pred[i] != y[i] and log_d[i] > mx:

@@ -372,7 +372,7 @@ default="stump"
         K = self.n_classes_
         chance = 0.5 if K == 2 else 1.0 - 1.0 / K
         # ε_t = Σ D_t(i) 1[h_t(x_i) ≠ y_i], from log D_t (never underflows to a false 0)
-        log_eps = log_weighted_error(st.log_d, pred, st.y_idx)
+        log_eps = log_weighted_error(st.log_d, st.w, pred, st.y_idx)
         eps = float(np.exp(log_eps))
         if eps >= chance - 1e-10:  # (ε = ½ up to rounding after a reweighting)
             return self._stop_at_chance(t, eps, chance)

@@ -20,8 +20,10 @@ v = L_B^-T c and H = t (I - B^-1) - v v^T):
                  + t sum_i k(x_i, x_i)/(2 s) - t/2 tr(Phi).
 
 The second pass contracts G_nM block by block with the kernel's derivatives
-(``cross_gradient_dot``, ``input_gradient_dot`` for Z, ``diag_gradient_dot``): no n x M
-matrix is held, no (n, M, p) tensor is formed.
+(``cross_gradient_dot``, ``input_gradient_dot`` for Z, ``diag_gradient_dot``): no (n, M, p)
+tensor is formed, and the n x M matrix is held only when it fits scikit-learn's
+``working_memory`` (the first pass's kernel blocks then serve the second pass; otherwise they
+are computed again, block by block).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.linalg.blas import dsyrk
 
-from ..linalg import cho_inverse, jitter_cholesky
+from ..linalg import cho_inverse, fits_in_memory, jitter_cholesky
 
 __all__ = ["Bound", "collapsed_bound", "Posterior"]
 
@@ -76,17 +78,31 @@ def _tri(L, B, trans="N"):
 
 
 # ------------------------------------------------------------ per-block partial sums
-def stats_part(Xb, Yb, kernel, Z, L):
-    """One block's ``(P_b, p_b, |Y_b|^2, sum_i k(x_i, x_i))`` (P_b upper triangle only)."""
+def _block_key(Xb) -> tuple[int, int]:
+    # a row block of an in-memory X: the same slice has the same address and length
+    return Xb.__array_interface__["data"][0], Xb.shape[0]
+
+
+def stats_part(Xb, Yb, kernel, Z, L, cache=None):
+    """One block's ``(P_b, p_b, |Y_b|^2, sum_i k(x_i, x_i))`` (P_b upper triangle only).
+
+    ``cache`` (a dict, or None): K_bM is kept there for the gradient pass of the same
+    evaluation (:func:`grad_part`), so each evaluation computes the kernel block once.
+    """
     Kb = kernel(Xb, Z)  # (b, M)
-    Ab = solve_triangular(L, Kb.T, lower=True, overwrite_b=True, check_finite=False)  # L^-1 K_Mb
+    if cache is not None:
+        cache[_block_key(Xb)] = Kb
+    # A_b = L^-1 K_Mb (in Kb's memory unless Kb is kept)
+    Ab = solve_triangular(L, Kb.T, lower=True, overwrite_b=cache is None, check_finite=False)
     return (dsyrk(1.0, Ab), Ab @ Yb, float(np.einsum("ij,ij->", Yb, Yb)),
             float(np.sum(kernel.diag(Xb))))
 
 
-def grad_part(Xb, Yb, kernel, Z, C1, C2, want_inducing):
+def grad_part(Xb, Yb, kernel, Z, C1, C2, want_inducing, cache=None):
     """One block's ``(sum G * dK_bM/dtheta, sum d k(x_i, x_i)/dtheta, dZ part)``."""
-    Kb = kernel(Xb, Z)
+    Kb = cache.pop(_block_key(Xb), None) if cache is not None else None
+    if Kb is None:
+        Kb = kernel(Xb, Z)
     Gb = Kb @ C1  # G_bM = K_bM C_1 + Y_b C_2^T
     Gb += Yb @ C2.T
     g_theta = kernel.cross_gradient_dot(Xb, Z, Gb, Kb)
@@ -96,6 +112,12 @@ def grad_part(Xb, Yb, kernel, Z, C1, C2, want_inducing):
 
 
 # --------------------------------------------------------------------------- bound
+def _keeps_kernel_blocks(rows, m: int) -> bool:
+    """Keep K_nM between the two passes when the rows are in this process and the n x M
+    float64 matrix fits scikit-learn's ``working_memory`` (else it is computed twice)."""
+    return rows.in_memory and fits_in_memory(rows.shape[0] * m * 8)
+
+
 def collapsed_bound(kernel, Z: np.ndarray, noise: float, rows, *, gradient: bool = False,
                     inducing_gradient: bool = False) -> Bound:
     """Titsias' collapsed ELBO of the rows ``rows`` (see the module docstring).
@@ -106,8 +128,9 @@ def collapsed_bound(kernel, Z: np.ndarray, noise: float, rows, *, gradient: bool
     Z : ndarray of shape (M, d)
     noise : float
         The noise variance s > 0.
-    rows : object with ``reduce(fn, *args)``, ``shape`` and ``n_targets``
-        The training rows (in memory or on Dask; see ``_rows.py``).
+    rows : TrainingRows
+        The training rows (in memory or on Dask; see ``_rows.py``): ``reduce(fn, *args)``,
+        ``shape``, ``n_targets``, ``in_memory``.
     gradient : bool
         Also return the gradient in ``kernel.theta`` and in ``log s``.
     inducing_gradient : bool
@@ -119,7 +142,8 @@ def collapsed_bound(kernel, Z: np.ndarray, noise: float, rows, *, gradient: bool
     """
     n, t, s = rows.shape[0], rows.n_targets, float(noise)
     Kmm, L, jitter = factor_kmm(kernel, Z)
-    P, p, yy, kd = rows.reduce(stats_part, kernel, Z, L)
+    cache = {} if gradient and _keeps_kernel_blocks(rows, len(Z)) else None
+    P, p, yy, kd = rows.reduce(stats_part, kernel, Z, L, cache)
     P = np.triu(P)
     P = P + np.triu(P, 1).T
     Phi = P / s  # A A^T
@@ -142,7 +166,7 @@ def collapsed_bound(kernel, Z: np.ndarray, noise: float, rows, *, gradient: bool
     C1 = 0.5 * (C1 + C1.T)
     Gmm = 0.5 * (Gmm + Gmm.T)
     C2 = post.weights / s  # L^-T v / s
-    g_nm, g_diag, g_z = rows.reduce(grad_part, kernel, Z, C1, C2, inducing_gradient)
+    g_nm, g_diag, g_z = rows.reduce(grad_part, kernel, Z, C1, C2, inducing_gradient, cache)
     grad_theta = kernel.gradient_dot(Z, Gmm, Kmm) + g_nm - 0.5 * t / s * g_diag
     vPhiv = float(np.sum(v * (Phi @ v)))
     grad_log_noise = (-0.5 * n * t + 0.5 * t * float(np.sum(Binv * Phi)) + 0.5 * yy / s - cc

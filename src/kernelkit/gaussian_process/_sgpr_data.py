@@ -6,7 +6,7 @@ import numpy as np
 
 from .._validation import validate_data
 from ..linalg import is_dask_array
-from ._rows import DaskRows, InMemoryRows, rows_per_block
+from ._rows import InMemoryRows, TrainingRows, rows_per_block
 
 __all__ = ["is_dask", "prepare_rows"]
 
@@ -29,8 +29,10 @@ def prepare_rows(estimator, X, y):
     """``(rows, y_mean, y_std, y_ndim)`` from numpy or dask ``X`` and ``y``.
 
     numpy: scikit-learn's validation (``validate_data``: finite, numeric, 2-D X, one target
-    row per sample). dask: a running Client is required (the error of NystromKernelRidge
-    otherwise), the chunks are checked for NaN/inf on the workers and persisted there.
+    row per sample). dask: the data seam's :meth:`DaskRows.for_fit
+    <kernelkit.linalg.dask_rows.DaskRows.for_fit>` (a running Client is required, the
+    error of NystromKernelRidge otherwise; the chunks are checked for NaN/inf on the workers
+    and persisted there).
     """
     rows_per = rows_per_block(512)  # the caller resets it once M is known
     if not is_dask(X, y):
@@ -43,34 +45,14 @@ def prepare_rows(estimator, X, y):
 
 
 def _prepare_dask(estimator, X, y, rows_per):
-    # the dask helpers NystromKernelRidge uses (same errors)
-    from ..linalg.dask_rows import (
-        as_row_chunked,
-        check_finite_chunks,
-        get_running_client,
-        persist_rows,
-    )
+    from distributed import get_client
 
-    client = get_running_client(type(estimator).__name__)
-    if not is_dask_array(X):
-        raise ValueError("When y is a dask array, X must be a dask array too.")
-    if X.ndim != 2:
-        raise ValueError(f"Expected a 2-D X (n_samples, n_features); got shape {X.shape}.")
-    X = as_row_chunked(X, "X", dtype=np.float64)
-    n, d = X.shape
-    if n == 0 or d == 0:
-        raise ValueError(f"Found array with shape {X.shape}; at least one row and column "
-                         "are required.")
-    if np.ndim(y) not in (1, 2) or np.shape(y)[0] != n:
-        raise ValueError(f"X has {n} rows but y has shape {np.shape(y)}; y must have one "
-                         "row per row of X.")
-    y_ndim = np.ndim(y)
-    Y = as_row_chunked(y, "y", dtype=np.float64, n_rows_chunks=X.chunks[0])
-    Y = Y.reshape(n, -1) if Y.ndim == 1 else Y
-    X, x_chunks, offsets = persist_rows(client, X)
-    Y, y_chunks, _ = persist_rows(client, Y)
-    check_finite_chunks(client, x_chunks, offsets, "X")
-    check_finite_chunks(client, y_chunks, offsets, "y")
+    from ..linalg.dask_rows import DaskRows
+
+    source, Y = DaskRows.for_fit(X, y, lambda dtype: np.float64, type(estimator).__name__)
+    n, d = source.n_rows, source.n_features
+    y_ndim = Y.ndim
+    Y = Y.reshape(n, 1) if y_ndim == 1 else Y
     estimator.n_features_in_ = int(d)
     if hasattr(estimator, "feature_names_in_"):  # from an earlier fit on a DataFrame
         del estimator.feature_names_in_
@@ -81,4 +63,5 @@ def _prepare_dask(estimator, X, y, rows_per):
         Y = (Y - mean) / std
     else:
         mean, std = np.zeros(Y.shape[1]), np.ones(Y.shape[1])
-    return DaskRows(client, X, Y, rows_per), mean, std, y_ndim
+    Y = get_client().persist(Y)  # the standardized targets on the workers, once
+    return TrainingRows(source, Y, rows_per), mean, std, y_ndim

@@ -27,7 +27,7 @@ from ._collapsed_bound import collapsed_bound
 from ._inducing import candidate_count, select_inducing
 from ._optimize import OPTIMIZER_CONSTRAINTS
 from ._optimizer_warnings import warn_lbfgs_stop
-from ._rows import InMemoryRows, rows_per_block
+from ._rows import InMemoryRows, TrainingRows, rows_per_block
 from ._sgpr_data import is_dask, prepare_rows
 from ._sgpr_predict import predict_block, predict_dask
 
@@ -476,10 +476,10 @@ class SparseGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstim
         Y = self.y_train_.reshape(self.y_train_.shape[0], -1)
         rows = rows_per_block(len(self.inducing_points_))
         if is_dask(self.X_train_):
-            from ..linalg.dask_rows import get_running_client
-            from ._rows import DaskRows
+            from ..linalg.dask_rows import DaskRows, get_running_client
 
-            return DaskRows(get_running_client(type(self).__name__), self.X_train_, Y, rows)
+            get_running_client(type(self).__name__)
+            return TrainingRows(DaskRows(self.X_train_), Y, rows)
         return InMemoryRows(self.X_train_, Y, rows)
 
 

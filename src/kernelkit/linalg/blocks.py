@@ -14,7 +14,9 @@ Products that are sums over row blocks b,
 
 are formed by :func:`map_blocks` (blocks on as many Python threads as BLAS threads are
 allowed, one BLAS thread each, results in block order) and added by :func:`sum_partials`
-in block order, so a sum does not depend on thread timing.
+in block order, so a sum does not depend on thread timing. Sums of several statistics at
+once (a tuple of partial sums per block, as the sparse GP's bound needs) go through
+:func:`reduce_row_blocks` and :func:`sum_partial_tuples`, in block order too.
 
 Examples
 --------
@@ -46,6 +48,8 @@ __all__ = [
     "parallel_threads",
     "map_blocks",
     "sum_partials",
+    "sum_partial_tuples",
+    "reduce_row_blocks",
 ]
 
 # products with fewer kernel entries than this run on the calling thread
@@ -126,3 +130,35 @@ def sum_partials(parts: Iterable[np.ndarray], out: np.ndarray | None = None,
         else:
             out += p
     return out
+
+
+def sum_partial_tuples(parts: Iterable[tuple]) -> list[np.ndarray]:
+    """Element-wise ``sum_b parts[b]`` of tuples of partial sums (arrays or numbers), added
+    in float64 in the given order; ``[]`` for no parts."""
+    total: list[np.ndarray] | None = None
+    for part in parts:
+        if total is None:
+            total = [np.array(p, dtype=np.float64) for p in part]
+        else:
+            for acc, p in zip(total, part):
+                acc += p
+    return total if total is not None else []
+
+
+def reduce_row_blocks(fn: Callable, X, T, rows: int, args: tuple = ()) -> list[np.ndarray]:
+    """``sum_b fn(X_b, T_b, *args)`` over the blocks of ``rows`` rows of ``X`` and of ``T``
+    (an array aligned with X's rows), in block order (:func:`sum_partial_tuples`).
+
+    ``fn`` returns a tuple of partial sums for its block. X may be any array that row
+    slicing serves, a CSR matrix included.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.linalg.blocks import reduce_row_blocks
+    >>> X, T = np.arange(10.0).reshape(5, 2), np.ones((5, 1))
+    >>> xs, n = reduce_row_blocks(lambda x, t: (x.sum(axis=0), t.sum()), X, T, rows=2)
+    >>> xs.tolist(), float(n)
+    ([20.0, 25.0], 5.0)
+    """
+    return sum_partial_tuples(fn(X[sl], T[sl], *args) for sl in block_slices(X.shape[0], rows))

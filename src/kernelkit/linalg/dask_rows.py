@@ -26,7 +26,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import resolve_kernel
-from .blocks import block_slices, map_blocks, parallel_threads, sum_partials
+from .blocks import (
+    block_slices,
+    map_blocks,
+    parallel_threads,
+    reduce_row_blocks,
+    sum_partial_tuples,
+    sum_partials,
+)
 from .operator import KernelOperator
 
 __all__ = [
@@ -443,3 +450,20 @@ class DaskRows:
     def predict(self, kernel, centers, coef, working_memory: float | None = None):
         # lazy K(X, centers) coef with X's row chunks, computed on the workers
         return predict_chunks(self.X, centers, kernel, coef, working_memory)
+
+    def reduce(self, fn, targets, rows: int, *args) -> list[np.ndarray]:
+        """``sum_b fn(X_b, T_b, *args)``: each worker reduces the row blocks of its chunks
+        of X and of ``targets`` (a dask array with X's row chunks); the client adds the
+        chunks' partials in chunk order. X and the targets never leave the workers."""
+        from distributed import get_client
+
+        client = get_client()
+        _, x_chunks, _ = persist_rows(client, self.X)  # (already persisted: no work)
+        _, t_chunks, _ = persist_rows(client, targets)
+        futures = client.map(_chunk_reduce, x_chunks, t_chunks, fn=fn, rows=rows, args=args,
+                             pure=False)
+        return sum_partial_tuples(client.gather(futures))
+
+
+def _chunk_reduce(x, t, fn, rows, args):
+    return reduce_row_blocks(fn, np.asarray(x), np.asarray(t), rows, args)

@@ -8,7 +8,9 @@ GP) asks a :class:`RowSource` for what it needs and never for how the rows are s
 - ``row_blocks(rows)``: the rows, a block at a time;
 - ``kernel_operator(kernel, centers, block_rows, keep_blocks)``: ``K(X, centers)`` as a
   :class:`~kernelkit.linalg.KernelOperator` with fixed row blocks (float64 partial sums);
-- ``predict(kernel, centers, coef, working_memory)``: ``K(X, centers) @ coef``.
+- ``predict(kernel, centers, coef, working_memory)``: ``K(X, centers) @ coef``;
+- ``reduce(fn, targets, rows, *args)``: ``sum_b fn(X_b, T_b, *args)`` over row blocks with
+  the aligned rows of ``targets`` (the sums over rows of the sparse GP's bound).
 
 :class:`ArrayRows` holds them in memory; :class:`SparseRows` holds them in memory as a
 ``scipy.sparse`` CSR matrix (row blocks and taken rows stay CSR: the kernels evaluate sparse
@@ -37,7 +39,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from .blocks import block_slices
+from .blocks import block_slices, reduce_row_blocks
 from .operator import KernelOperator
 
 __all__ = ["RowSource", "ArrayRows", "SparseRows", "in_memory_rows"]
@@ -64,6 +66,8 @@ class RowSource(Protocol):
                         keep_blocks: bool = False) -> KernelOperator: ...
 
     def predict(self, kernel, centers, coef, working_memory: float | None = None): ...
+
+    def reduce(self, fn, targets, rows: int, *args) -> list[np.ndarray]: ...
 
 
 class ArrayRows:
@@ -103,6 +107,10 @@ class ArrayRows:
     def predict(self, kernel, centers, coef, working_memory: float | None = None):
         # f(X) = K(X, centers) coef, blockwise
         return KernelOperator(kernel, self.X, centers, working_memory=working_memory) @ coef
+
+    def reduce(self, fn, targets, rows: int, *args) -> list[np.ndarray]:
+        # sum_b fn(X_b, T_b, *args), float64 partials added in block order
+        return reduce_row_blocks(fn, self.X, targets, rows, args)
 
 
 class SparseRows(ArrayRows):
