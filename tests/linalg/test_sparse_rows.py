@@ -77,3 +77,42 @@ def test_kernel_rows_lru_on_sparse_rows():
     cols = np.array([1, 7, 9])
     np.testing.assert_allclose(rows.rows_dot(np.arange(60), cols, np.ones(3)),
                                ref[:, cols].sum(axis=1), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("kernel", [Linear(), RBF(0.8), RBF(np.linspace(0.5, 2.0, 40))],
+                         ids=["linear", "rbf", "rbf-ard"])
+def test_kernel_rows_of_sparse_rows_from_the_column_scatter(kernel, dtype, monkeypatch):
+    # rows of Linear/RBF on CSR come from the CSC scatter, never from kernel.block, and
+    # equal the dense kernel matrix (one row at a time on one thread, blocks in parallel)
+    X = _X("lil", n=90)
+    X[7] = 0.0  # an empty row
+    X = X.tocsr()
+    ref = kernel(X.toarray())
+    monkeypatch.setattr(type(kernel), "block", lambda *a, **k: pytest.fail("block used"))
+    tol = dict(rtol=1e-12, atol=1e-14) if dtype == np.float64 else dict(rtol=0, atol=1e-6)
+    for dense in (True, False):
+        rows = KernelRows(kernel, X, dense=dense, working_memory=0.02, dtype=dtype)
+        assert rows._sparse is not None and rows.dtype == dtype
+        for r in (3, 7, 89, 3, 50):
+            np.testing.assert_allclose(rows.row(r), ref[r], **tol)
+        rows.fetch_many(np.arange(20, 40))  # more rows than _SERIAL_ROWS: parallel path
+        for r in range(20, 40):
+            np.testing.assert_allclose(rows.row(r), ref[r], **tol)
+    assert rows.mode == "lru" and rows.n_slots < 90
+
+
+def test_kernel_rows_of_other_kernels_on_sparse_rows_use_their_blocks():
+    X = _X("csr", n=50)
+    rows = KernelRows(Laplacian(3.0), X)
+    assert rows._sparse is None
+    np.testing.assert_allclose(rows.fetch_all(), Laplacian(3.0)(X.toarray()), rtol=1e-12)
+
+
+def test_sparse_row_products_refuse_a_mismatched_output():
+    from kernelkit.kernels._sparse import SparseRowProducts
+
+    prod = SparseRowProducts(_X("coo", n=20))
+    assert prod.X.format == "csr" and prod.nbytes > 0
+    with pytest.raises(ValueError, match="20 columns of dtype float64"):
+        prod.into(np.zeros((2, 20), dtype=np.float32), np.array([0]), np.array([0]))

@@ -8,6 +8,9 @@ sparse rows through these:
 - :func:`sparse_gram`: the dense block ``X Y^T`` of two sparse row sets (Gustavson's
   row-by-row product into a dense output, parallel over the rows of X), or of a sparse and
   a dense set;
+- :class:`SparseRowProducts`: rows of ``X X^T`` (or of the RBF ``exp(-||x - y||^2 / 2)``)
+  for a few rows at a time, from the columns of X (CSC) kept once: the kernel rows of the
+  dual solvers;
 - :func:`sparse_row_norms_sq`: ``||x||^2`` per row from the stored values only;
 - :func:`sparse_manhattan`: ``||x - y||_1`` by a merge of the sorted column indices of two
   rows (exact: a column stored in only one row contributes ``|x_k|``);
@@ -39,6 +42,7 @@ __all__ = [
     "is_sparse",
     "as_sparse_rows",
     "sparse_gram",
+    "SparseRowProducts",
     "sparse_row_norms_sq",
     "sparse_manhattan",
     "scale_columns",
@@ -136,6 +140,124 @@ def sparse_gram(X, Y):
         _csr_gram(X.indptr, X.indices, X.data.astype(dtype, copy=False), Yt.indptr,
                   Yt.indices, Yt.data.astype(dtype, copy=False), out)
     return out
+
+
+@njit(cache=True)
+def _csc_row(xp, xi, xv, r, cp, ci, cv, h, s, rbf, lo, hi, o):  # pragma: no cover - numba
+    # o[j] = <x_r, x_j> for lo <= j < hi, with X also held by columns (CSC: cp, ci, cv):
+    # every stored x_rk scatters column k into o, so the cost is the non-zeros of the
+    # columns x_r touches, not nnz(X); for lo > 0 each column's sorted row indices are
+    # entered by binary search. rbf: exp(min(s <x_r, x_j> - h_r - h_j, 0)) with s = 2 gamma,
+    # h = gamma ||x||^2 (-gamma ||x - y||^2 expanded, clipped at 0)
+    o[lo:hi] = 0.0
+    for p in range(xp[r], xp[r + 1]):
+        k = xi[p]
+        v = xv[p]
+        q = cp[k]
+        if lo > 0:
+            q += np.searchsorted(ci[cp[k]:cp[k + 1]], lo)
+        while q < cp[k + 1] and ci[q] < hi:
+            o[ci[q]] += v * cv[q]
+            q += 1
+    if rbf:
+        for j in range(lo, hi):
+            g = s * o[j] - h[r] - h[j]
+            o[j] = np.exp(g) if g < 0.0 else 1.0
+
+
+@njit(cache=True)
+def _csc_rows_serial(xp, xi, xv, rows, slots, cp, ci, cv, h, s, rbf,
+                     out):  # pragma: no cover - numba
+    # out[slots[t]] = row rows[t], one after the other (no thread start-up for one row)
+    for t in range(rows.shape[0]):
+        _csc_row(xp, xi, xv, rows[t], cp, ci, cv, h, s, rbf, 0, out.shape[1], out[slots[t]])
+
+
+@njit(parallel=True, cache=True)
+def _csc_rows_parallel(xp, xi, xv, rows, slots, cp, ci, cv, h, s, rbf, n_chunks,
+                       out):  # pragma: no cover - numba
+    # the same, one task per (row, range of n_chunks output columns)
+    m = out.shape[1]
+    for task in prange(rows.shape[0] * n_chunks):
+        t = task // n_chunks
+        c = task % n_chunks
+        _csc_row(xp, xi, xv, rows[t], cp, ci, cv, h, s, rbf, c * m // n_chunks,
+                 (c + 1) * m // n_chunks, out[slots[t]])
+
+
+# at most this many rows per call are computed on one thread (the dual solvers' single-row
+# fetches: a parallel region costs more than a row, worse on a loaded machine)
+_SERIAL_ROWS = 8
+
+
+class SparseRowProducts:
+    """Rows of ``X X^T``, or of ``exp(-gamma ||x_i - x_j||^2)``, for sparse ``X``, a few at
+    a time.
+
+    X is kept twice, by rows (the input) and by columns (one CSC copy, made once), so that
+    row i costs the non-zeros of the columns that ``x_i`` touches (one scatter per stored
+    value) instead of a pass over all of X, and no Python work per row beyond one call.
+    A few rows are computed on one thread, a block of rows in parallel.
+
+    Parameters
+    ----------
+    X : sparse matrix of shape (n, d)
+        Converted to canonical CSR (:func:`as_sparse_rows`); its dtype (float32 or float64)
+        is that of the rows computed.
+    gamma : float, optional
+        Rows of the RBF kernel ``exp(-gamma ||x - y||^2)`` of X instead of inner products
+        (for ARD length scales, scale the columns of X first and pass ``gamma=0.5``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from kernelkit.kernels._sparse import SparseRowProducts
+    >>> X = sp.random(6, 5, density=0.4, format="csr", random_state=0)
+    >>> out = np.zeros((6, 6))
+    >>> SparseRowProducts(X).into(out, np.array([4, 1]), np.array([0, 1]))
+    >>> bool(np.allclose(out[:2], (X @ X.T).toarray()[[4, 1]]))
+    True
+    """
+
+    def __init__(self, X, gamma: float | None = None):
+        from numba import get_num_threads
+
+        self.X = as_sparse_rows(X)
+        cols = self.X.tocsc()
+        cols.sort_indices()  # row indices increasing within every column
+        self._cols = cols
+        self.rbf = gamma is not None
+        g = 0.0 if gamma is None else float(gamma)
+        self._s = 2.0 * g
+        # gamma ||x||^2 per row (the distance expansion), in the dtype of the rows
+        self._h = (g * sparse_row_norms_sq(self.X)).astype(self.X.dtype, copy=False) \
+            if self.rbf else np.zeros(1, self.X.dtype)
+        self._threads = get_num_threads()
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held beyond the input: the CSC copy (and the half norms)."""
+        c = self._cols
+        return c.data.nbytes + c.indices.nbytes + c.indptr.nbytes + self._h.nbytes
+
+    def into(self, out: np.ndarray, rows, slots) -> None:
+        """``out[slots[t]] = K[rows[t]]`` (rows of length n, in ``out``'s dtype)."""
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        slots = np.ascontiguousarray(slots, dtype=np.int64)
+        if out.dtype != self.X.dtype or out.ndim != 2 or out.shape[1] != self.X.shape[0]:
+            raise ValueError(f"out must have {self.X.shape[0]} columns of dtype "
+                             f"{self.X.dtype}; got {out.shape}, {out.dtype}.")
+        if len(rows) == 0:
+            return
+        X, C = self.X, self._cols
+        args = (X.indptr, X.indices, X.data, rows, slots, C.indptr, C.indices, C.data,
+                self._h, self._s, self.rbf)
+        if len(rows) <= _SERIAL_ROWS or self._threads == 1:
+            _csc_rows_serial(*args, out)
+        else:
+            n_chunks = max(1, -(-self._threads // len(rows)))  # every thread busy
+            _csc_rows_parallel(*args, n_chunks, out)
 
 
 def sparse_row_norms_sq(X) -> np.ndarray:

@@ -11,7 +11,10 @@ and the loop resumes (see :func:`kernelkit.solvers.solve_smo`).
 
 Row blocks are planned by :mod:`kernelkit.linalg.blocks`; a kernel that is the exponential
 of one matrix product (``Kernel.exp_factors``, the RBF) has its rows formed by one GEMM
-of the precomputed factors and an in-place exp, without rescaling X for every row.
+of the precomputed factors and an in-place exp, without rescaling X for every row. Sparse
+rows of the Linear and RBF kernels come from
+:class:`~kernelkit.kernels._sparse.SparseRowProducts` (X also kept by columns, once; one
+numba call per row block with the exp fused), other kernels' from ``kernel.block``.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..kernels import Kernel, Precomputed
+from ..kernels import RBF, Kernel, Linear, Precomputed
+from ..kernels._sparse import SparseRowProducts, as_sparse_rows, is_sparse
 from .blocks import block_rows, working_memory_bytes
 
 __all__ = ["KernelRows", "as_kernel_rows"]
@@ -72,6 +76,7 @@ class KernelRows:
         if matrix is not None:
             n = matrix.shape[0]
             self.n, self.X, self.mode, self._factors = n, None, "dense", None
+            self._sparse = None
             self.data = np.ascontiguousarray(matrix)
             self.diag = np.ascontiguousarray(np.diag(matrix), dtype=np.float64)
             self.slot_of = np.arange(n, dtype=np.int64)
@@ -85,11 +90,12 @@ class KernelRows:
             dtype = np.float64 if n * n * 8 <= budget else np.float32
         dtype = np.dtype(dtype)
         # rows in float32 storage are computed from float32 inputs (half the GEMM cost)
-        self.X = X.astype(dtype) if getattr(X, "dtype", None) in (np.float32, np.float64) \
-            and not isinstance(kernel, Precomputed) else X
+        self.X = X.astype(dtype, copy=False) if getattr(X, "dtype", None) in (
+            np.float32, np.float64) and not isinstance(kernel, Precomputed) else X
         if dense is None:
             dense = n * n * dtype.itemsize <= budget
         self._factors = None if kernel is None else kernel.exp_factors(self.X)
+        self._sparse = _sparse_products(kernel, self.X)
         n_slots = n if dense else int(min(n, max(2, budget // (dtype.itemsize * max(n, 1)))))
         self.mode = "lazy" if dense else "lru"
         self.data = np.empty((n_slots, n), dtype=dtype)
@@ -136,9 +142,24 @@ class KernelRows:
             slots = rows
         else:
             rows = rows[: max(1, self.n_slots // 2)]
-            slots = np.argsort(self.last_used, kind="stable")[: len(rows)]
+            # least recently used slots (one row, as the solvers ask: argmin, no sort)
+            slots = np.argsort(self.last_used, kind="stable")[: len(rows)] if len(rows) > 1 \
+                else np.array([np.argmin(self.last_used)])
             old = self.row_of_slot[slots]
             self.slot_of[old[old >= 0]] = -1
+        if self._sparse is not None:  # straight into the slots, no block copied
+            self._sparse.into(self.data, rows, slots)
+            self.data[slots, rows] = self.diag[rows]  # diagonal of k(X, X) is diag
+        else:
+            self._compute_blocks(rows, slots)
+        self.slot_of[rows] = slots
+        self.row_of_slot[slots] = rows
+        self.tick[0] += 1
+        self.last_used[slots] = self.tick[0]
+        self.n_computed += len(rows)
+
+    def _compute_blocks(self, rows, slots) -> None:
+        """Rows into their slots, a block of at most ROW_BLOCK_MIB at a time."""
         step = block_rows(self.n, 8, ROW_BLOCK_MIB)
         for start in range(0, len(rows), step):
             rr, ss = rows[start : start + step], slots[start : start + step]
@@ -150,11 +171,6 @@ class KernelRows:
                 block = self.kernel.block(self.X[rr], self.X)
             block[np.arange(len(rr)), rr] = self.diag[rr]  # diagonal of k(X, X) is diag
             self.data[ss] = block
-        self.slot_of[rows] = slots
-        self.row_of_slot[slots] = rows
-        self.tick[0] += 1
-        self.last_used[slots] = self.tick[0]
-        self.n_computed += len(rows)
 
     def fetch_all(self) -> np.ndarray:
         """The whole matrix (needs ``dense`` storage)."""
@@ -195,6 +211,24 @@ class KernelRows:
             Kb[hit, j[hit]] = self.diag[rr[hit]]
             out[start : start + step] = Kb @ vals
         return out
+
+
+def _sparse_products(kernel, X) -> SparseRowProducts | None:
+    """The sparse row products for sparse ``X`` and the Linear kernel (``x . y``) or the RBF
+    (``exp(-||x - y||^2 / (2 l^2))``: gamma ``1/(2 l^2)``, or X scaled by ARD length scales
+    and gamma 1/2), else None (rows from ``kernel.block``). Exact types only: a subclass
+    may change the formula."""
+    if kernel is None or not is_sparse(X) or type(kernel) not in (Linear, RBF):
+        return None
+    X = as_sparse_rows(X)
+    if type(kernel) is Linear:
+        return SparseRowProducts(X)
+    if not kernel.anisotropic:
+        ls = float(np.ravel(kernel.length_scale)[0])
+        if not ls > 0:
+            return None  # the kernel's own check reports it
+        return SparseRowProducts(X, gamma=0.5 / ls**2)
+    return SparseRowProducts(kernel._scaled(X), gamma=0.5)
 
 
 def as_kernel_rows(K, X=None, **kwargs) -> KernelRows:
