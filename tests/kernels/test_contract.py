@@ -114,6 +114,21 @@ def test_block_is_the_call_on_checked_inputs(make):
     if factors is not None:  # K = exp(min(A B^T, 0))
         A, B = factors
         np.testing.assert_allclose(np.exp(np.minimum(A @ B.T, 0)), k(X), atol=1e-12)
+    assert k.sparse_row_products(Xc) is None  # dense X: rows come from block
+    if not isinstance(k, kernels.Precomputed):  # sparse X: rows from X's columns, if offered
+        import scipy.sparse as sp
+
+        Xs = sp.csr_matrix(X)
+        try:
+            prod = k.sparse_row_products(k.check_input(Xs))
+        except TypeError:  # a kernel that refuses sparse rows (named in its message)
+            prod = None
+        if prod is not None:
+            out = np.zeros((3, X.shape[0]))
+            prod.into(out, np.array([0, 5, 2]), np.array([0, 1, 2]))
+            K = k(X)
+            off = ~np.eye(X.shape[0], dtype=bool)[[0, 5, 2]]  # (callers set the diagonal)
+            np.testing.assert_allclose(out[off], K[[0, 5, 2]][off], rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize("make", _instances())

@@ -2,12 +2,10 @@
 
 A kernel is maths only: ``k(X, Y)`` values, ``k.diag(X)``, hyperparameters in log space
 (``theta``/``bounds``) and the analytic gradient of K with respect to ``theta``. Memory
-planning lives in :class:`kernelkit.linalg.KernelOperator`.
-
-Hyperparameters are *declared* by each class in ``_hyperparameters`` (no ``dir()``
-scanning); the bounds of hyperparameter ``h`` are the constructor argument ``h_bounds``
-(a ``(low, high)`` pair, or ``"fixed"``). A hyperparameter whose current value is not
-strictly positive (e.g. ``coef0=0``) has no logarithm and is treated as fixed.
+planning lives in :class:`kernelkit.linalg.KernelOperator`. Hyperparameters are declared
+by each class in ``_hyperparameters`` (no ``dir()`` scanning); the bounds of ``h`` are the
+constructor argument ``h_bounds`` (a ``(low, high)`` pair, or ``"fixed"``). A
+hyperparameter whose value is not strictly positive (``coef0=0``) has no log: fixed.
 """
 
 from __future__ import annotations
@@ -91,20 +89,21 @@ class Kernel(PairContractions, Parametrized):
 
     def block(self, X, Y=None) -> np.ndarray:
         """The values ``K(X, Y)`` for two row blocks already passed through
-        :meth:`check_input` (no checks here: this is what runs once per block).
-
-        ``Y=None`` means ``K(X, X)``, whose diagonal is :meth:`diag` (White noise lands
-        there, not between a point and its copy in another block).
-        """
+        :meth:`check_input` (no checks here: this is what runs once per block). ``Y=None``
+        means ``K(X, X)``, whose diagonal is :meth:`diag` (White noise lands there, not
+        between a point and its copy in another block)."""
         return self._compute(X, Y)
 
     def exp_factors(self, X, Y=None) -> tuple[np.ndarray, np.ndarray] | None:
         """``(A, B)`` with ``K(X, Y) = exp(min(A B^T, 0))`` when this kernel is the
-        exponential of one matrix product (the RBF: its fast Gram path), else None.
+        exponential of one matrix product (the RBF: its fast Gram path), else None. Lets
+        blockwise code form any tile of K with one GEMM and an in-place exp (row caches,
+        tiled Gram matrices) without knowing the kernel's type."""
+        return None
 
-        Lets blockwise code form any tile of K with one GEMM and an in-place exp (row
-        caches, tiled Gram matrices) without knowing the kernel's type.
-        """
+    def sparse_row_products(self, X):
+        """For sparse X, an object whose ``into(out, rows, slots)`` writes rows of K(X, X)
+        (Linear, RBF: ``SparseRowProducts``), else None: rows come from :meth:`block`."""
         return None
 
     @property

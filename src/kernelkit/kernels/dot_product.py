@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _distances as dist
+from ._sparse import SparseRowProducts, as_sparse_rows, is_sparse
 from .base import Kernel
 
 __all__ = ["Linear", "Polynomial", "DotProduct"]
@@ -26,6 +27,10 @@ class Linear(Kernel):
 
     def _compute(self, X, Y):
         return dist.gram(X, Y)
+
+    def sparse_row_products(self, X):
+        # rows of X X^T from X's columns (sparse X only)
+        return SparseRowProducts(as_sparse_rows(X)) if is_sparse(X) else None
 
     def diag(self, X):
         X = self._check_input(X)

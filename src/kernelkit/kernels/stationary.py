@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _distances as dist
-from ._sparse import is_sparse, scale_columns
+from ._sparse import SparseRowProducts, as_sparse_rows, is_sparse, scale_columns
 from .base import Kernel, _frobenius
 
 __all__ = ["RBF", "Laplacian", "Matern", "RationalQuadratic", "ExpSineSquared"]
@@ -187,6 +187,16 @@ class RBF(_LengthScaleKernel):
         Xs = self._scaled(X)
         return (dist.augmented(Xs, left=True),
                 dist.augmented(Xs if Y is None else self._scaled(Y), left=False))
+
+    def sparse_row_products(self, X):
+        """Rows of exp(-||x - y||^2 / (2 l^2)) for sparse X from its columns: gamma
+        ``1/(2 l^2)``, or (ARD) X's columns scaled by 1/l once and gamma 1/2."""
+        if not is_sparse(X):
+            return None
+        if self.anisotropic:
+            return SparseRowProducts(as_sparse_rows(self._scaled(X)), gamma=0.5)
+        ls = float(np.ravel(self.length_scale)[0])
+        return SparseRowProducts(as_sparse_rows(X), gamma=0.5 / ls**2) if ls > 0 else None
 
     def _exponent(self, X, Y):
         if is_sparse(X) or is_sparse(Y):

@@ -13,8 +13,8 @@ Row blocks are planned by :mod:`kernelkit.linalg.blocks`; a kernel that is the e
 of one matrix product (``Kernel.exp_factors``, the RBF) has its rows formed by one GEMM
 of the precomputed factors and an in-place exp, without rescaling X for every row. Sparse
 rows of the Linear and RBF kernels come from
-:class:`~kernelkit.kernels._sparse.SparseRowProducts` (X also kept by columns, once; one
-numba call per row block with the exp fused), other kernels' from ``kernel.block``.
+``Kernel.sparse_row_products`` (X also kept by columns, once; one numba call per row block
+with the exp fused), other kernels' from ``kernel.block``.
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..kernels import RBF, Kernel, Linear, Precomputed
-from ..kernels._sparse import SparseRowProducts, as_sparse_rows, is_sparse
+from ..kernels import Kernel, Precomputed
 from .blocks import block_rows, working_memory_bytes
 
 __all__ = ["KernelRows", "as_kernel_rows"]
@@ -95,7 +94,8 @@ class KernelRows:
         if dense is None:
             dense = n * n * dtype.itemsize <= budget
         self._factors = None if kernel is None else kernel.exp_factors(self.X)
-        self._sparse = _sparse_products(kernel, self.X)
+        # sparse X: rows of kernels that offer them straight from X's columns (Linear, RBF)
+        self._sparse = None if kernel is None else kernel.sparse_row_products(self.X)
         n_slots = n if dense else int(min(n, max(2, budget // (dtype.itemsize * max(n, 1)))))
         self.mode = "lazy" if dense else "lru"
         self.data = np.empty((n_slots, n), dtype=dtype)
@@ -211,24 +211,6 @@ class KernelRows:
             Kb[hit, j[hit]] = self.diag[rr[hit]]
             out[start : start + step] = Kb @ vals
         return out
-
-
-def _sparse_products(kernel, X) -> SparseRowProducts | None:
-    """The sparse row products for sparse ``X`` and the Linear kernel (``x . y``) or the RBF
-    (``exp(-||x - y||^2 / (2 l^2))``: gamma ``1/(2 l^2)``, or X scaled by ARD length scales
-    and gamma 1/2), else None (rows from ``kernel.block``). Exact types only: a subclass
-    may change the formula."""
-    if kernel is None or not is_sparse(X) or type(kernel) not in (Linear, RBF):
-        return None
-    X = as_sparse_rows(X)
-    if type(kernel) is Linear:
-        return SparseRowProducts(X)
-    if not kernel.anisotropic:
-        ls = float(np.ravel(kernel.length_scale)[0])
-        if not ls > 0:
-            return None  # the kernel's own check reports it
-        return SparseRowProducts(X, gamma=0.5 / ls**2)
-    return SparseRowProducts(kernel._scaled(X), gamma=0.5)
 
 
 def as_kernel_rows(K, X=None, **kwargs) -> KernelRows:
