@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg.blas import get_blas_funcs
 
-__all__ = ["gram"]
+__all__ = ["gram", "matvec", "symv"]
 
 
 def gram(X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
@@ -33,3 +33,42 @@ def gram(X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
     (gemm,) = get_blas_funcs(("gemm",), (X,))
     # (X Y^T) in C order is (Y X^T) in Fortran order: Y = (Y^T)^T with Y^T Fortran-ordered
     return gemm(1.0, Y.T, X.T, trans_a=1).T
+
+
+def _blas_ready(A: np.ndarray, x: np.ndarray) -> bool:
+    return A.dtype in (np.float32, np.float64) and x.dtype == A.dtype and A.size > 0 and (
+        A.flags.c_contiguous or A.flags.f_contiguous)
+
+
+def matvec(A: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``A @ x`` for a 2-D ``A`` and a vector ``x`` (one GEMV in SciPy's BLAS).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit._blas import matvec
+    >>> matvec(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, 1.0]))
+    array([3., 7.])
+    """
+    if not _blas_ready(A, x):
+        return A @ x
+    (gemv,) = get_blas_funcs(("gemv",), (A,))
+    # a C-ordered A is the transpose of the Fortran-ordered A.T: no copy either way
+    return gemv(1.0, A.T, x, trans=1) if A.flags.c_contiguous else gemv(1.0, A, x)
+
+
+def symv(A: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``A @ x`` for a symmetric ``A`` (one SYMV in SciPy's BLAS: it reads one triangle).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit._blas import symv
+    >>> symv(np.array([[2.0, 1.0], [1.0, 2.0]]), np.array([1.0, 0.0]))
+    array([2., 1.])
+    """
+    if not _blas_ready(A, x):
+        return A @ x
+    (sym,) = get_blas_funcs(("symv",), (A,))
+    # symmetric: A.T (Fortran-ordered when A is C-ordered) is A
+    return sym(1.0, A.T if A.flags.c_contiguous else A, x, lower=1)

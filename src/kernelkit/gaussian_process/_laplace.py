@@ -28,6 +28,7 @@ from scipy.linalg import solve_triangular
 from scipy.linalg.blas import dger
 from scipy.special import erf, expit
 
+from .._blas import matvec, symv
 from ..linalg import cho_inverse, cho_solve, jitter_cholesky
 
 __all__ = ["LaplaceMode", "posterior_mode", "laplace_log_marginal_likelihood",
@@ -125,8 +126,8 @@ def posterior_mode(K: np.ndarray, t: np.ndarray, f0: np.ndarray | None = None,
         W_sr = np.sqrt(W)
         L = _factor_B(K, W_sr, B)
         b = W * f + (t - pi)  # Alg. 3.1 line 6
-        a = b - W_sr * cho_solve(L, W_sr * (K @ b))  # line 7
-        f_new = K @ a  # line 8
+        a = b - W_sr * cho_solve(L, W_sr * symv(K, b))  # line 7
+        f_new = symv(K, a)  # line 8
         # eq. 3.32 (Alg. 3.1 line 10), with L of the step's W as in R&W
         lml = -0.5 * float(a @ f_new) + _log_lik(t, f_new) - float(np.sum(np.log(np.diag(L))))
         step = float(np.max(np.abs(f_new - f))) if n else 0.0
@@ -169,7 +170,7 @@ def laplace_log_marginal_likelihood(kernel, X, t, f0=None, max_iter: int = 100,
     Z = Binv
     Z *= mode.W_sr[:, None]
     Z *= mode.W_sr[None, :]
-    r = s2 - Z @ (K @ s2)  # r = (I - Z K) s2
+    r = s2 - symv(Z, symv(K, s2))  # r = (I - Z K) s2
     del K
     # M = 1/2 a a^T - 1/2 Z + 1/2 (r u^T + u r^T), rank-1 updates in place (BLAS ger)
     M = Z
@@ -187,7 +188,7 @@ def latent_predictive(kernel, X_train, t, pi, W_sr, L, X, *, return_var: bool):
     ``pi``, ``W_sr`` and ``L`` are those of the mode (:class:`LaplaceMode`).
     """
     Ks = kernel(X_train, X)  # (n, m)
-    mean = Ks.T @ (t - pi)
+    mean = matvec(Ks.T, t - pi)
     if not return_var:
         return mean, None
     V = solve_triangular(L, W_sr[:, None] * Ks, lower=True, overwrite_b=True,
