@@ -29,7 +29,7 @@ from scipy.linalg.blas import dger
 from scipy.special import erf, expit
 
 from .._blas import matvec, symv
-from ..linalg import cho_inverse, cho_solve, jitter_cholesky
+from ..linalg import cho_inverse, cho_solve, jitter_cholesky, tril_inplace
 
 __all__ = ["LaplaceMode", "posterior_mode", "laplace_log_marginal_likelihood",
            "latent_predictive", "logistic_gaussian_integral"]
@@ -72,9 +72,12 @@ def _sandwich_plus_identity(K, s, B):  # pragma: no cover - numba
 
 
 def _factor_B(K, W_sr, B):
+    """The lower factor of B = I + W^1/2 K W^1/2 in B's memory; its strict upper triangle
+    is left as it is (every use reads the lower one: :func:`posterior_mode` zeroes it once)."""
     _sandwich_plus_identity(K, W_sr, B)
     # B >= I is positive definite; jitter (with its warning) only against NaN-free rounding
-    L, _ = jitter_cholesky(B, overwrite_a=True, what="Laplace matrix I + W^1/2 K W^1/2",
+    L, _ = jitter_cholesky(B, overwrite_a=True, clean=False,
+                           what="Laplace matrix I + W^1/2 K W^1/2",
                            hint="check the kernel hyperparameters")
     return L
 
@@ -135,7 +138,7 @@ def posterior_mode(K: np.ndarray, t: np.ndarray, f0: np.ndarray | None = None,
         if lml - lml_old < _LML_TOL or step < _STEP_TOL:
             break
         lml_old = lml
-    return LaplaceMode(f, pi, W_sr, L, a, lml, n_iter)
+    return LaplaceMode(f, pi, W_sr, tril_inplace(L), a, lml, n_iter)
 
 
 def laplace_log_marginal_likelihood(kernel, X, t, f0=None, max_iter: int = 100,

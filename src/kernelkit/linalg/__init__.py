@@ -12,7 +12,7 @@ PCG, eigen solvers.
 from .block_cholesky import BlockCholesky
 from .blocks import block_rows, block_slices, fits_in_memory, map_blocks, sum_partials
 from .cg import pcg
-from .cholesky import cho_inverse, cho_logdet, cho_solve, jitter_cholesky
+from .cholesky import cho_inverse, cho_logdet, cho_solve, jitter_cholesky, tril_inplace
 from .cholesky_append import cholesky_append
 from .dask_rows import DaskRows, is_dask_array
 from .eig import top_eigh
@@ -41,6 +41,7 @@ __all__ = [
     "cho_solve",
     "cho_inverse",
     "cho_logdet",
+    "tril_inplace",
     "pcg",
     "top_eigh",
 ]

@@ -182,6 +182,21 @@ def cho_solve(L: np.ndarray, B: np.ndarray, overwrite_b: bool = False) -> np.nda
     return solve_triangular(L, Z, lower=True, trans="T", overwrite_b=True, check_finite=False)
 
 
+def tril_inplace(A: np.ndarray) -> np.ndarray:
+    """Zero the strict upper triangle of the square ``A`` in place (a factor computed with
+    ``clean=False``, made a proper lower-triangular matrix once at the end); returns ``A``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.linalg import tril_inplace
+    >>> tril_inplace(np.ones((2, 2))).tolist()
+    [[1.0, 0.0], [1.0, 1.0]]
+    """
+    _triangle(A, "zero")
+    return A
+
+
 def cho_logdet(L: np.ndarray) -> float:
     """``log det(L L^T) = 2 sum log L_ii``."""
     return 2.0 * float(np.sum(np.log(np.diagonal(L))))
