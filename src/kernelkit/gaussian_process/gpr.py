@@ -19,6 +19,7 @@ from sklearn.utils._param_validation import Interval
 
 from .._blas import gram
 from .._progress import progress_bar
+from .._scratch import Arena
 from .._threads import single_threaded
 from .._validation import check_is_fitted, resolve_estimator_kernel, validate_data
 from ..kernels import RBF, Constant, Kernel, SklearnKernel, resolve_kernel
@@ -294,13 +295,15 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
         kernel = kernel if twin is None else twin.kernel
         set_theta = theta_setter(kernel)
         shared = {}  # what does not depend on theta (distances), kept between evaluations
+        arena = Arena()  # and the memory of each evaluation's matrices
 
         def obj_func(theta, eval_gradient=True):
             set_theta(theta if order is None else np.asarray(theta)[order])
             if not eval_gradient:
                 return -log_marginal_likelihood(kernel, X, Y, alpha)
-            lml, grad = log_marginal_likelihood(kernel, X, Y, alpha, eval_gradient=True,
-                                                shared=shared)
+            with arena.evaluation():
+                lml, grad = log_marginal_likelihood(kernel, X, Y, alpha, eval_gradient=True,
+                                                    shared=shared)
             if order is not None:  # back to the scikit-learn order
                 grad = grad[np.argsort(order)]
             return -lml, -grad

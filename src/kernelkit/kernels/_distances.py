@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit, prange
 
 from .. import _blas
+from .._scratch import scratch_empty
 from . import _sparse
 
 __all__ = [
@@ -380,7 +381,8 @@ def _rbf_and_derivative(D, inv_l2, K, G):  # pragma: no cover - numba
 
 
 def _outputs(D, count):
-    return tuple(np.empty_like(D, dtype=np.float64) for _ in range(count))
+    # an optimizer's evaluation reuses the previous evaluation's matrices (kernelkit._scratch)
+    return tuple(scratch_empty(D.shape) for _ in range(count))
 
 
 def exp_sine_and_derivatives(D: np.ndarray, length_scale: float, periodicity: float):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._scratch import scratch_empty
 from . import _distances as dist
 from ._sparse import SparseRowProducts, as_sparse_rows, is_sparse, scale_columns
 from .base import Kernel, _frobenius
@@ -51,7 +52,9 @@ def _keep_parts(kernel, parts, K, *derivatives):
     """Record a copy of ``K`` and the free hyperparameters' dK/dtheta matrices (one
     evaluation's worth) for gradient_dot; return ``K``, the caller's to overwrite."""
     free = [G for G, h in zip(derivatives, kernel.hyperparameters) if not h.fixed]
-    parts[id(kernel)] = (K.copy(), free)
+    kept = scratch_empty(K.shape, K.dtype)  # dies with the evaluation's parts
+    np.copyto(kept, K)
+    parts[id(kernel)] = (kept, free)
     return K
 
 
