@@ -36,6 +36,14 @@ pytestmark = [
         "ignore:n_centers=.* is larger than the number of samples:UserWarning"),
     pytest.mark.filterwarnings(
         "ignore:n_inducing=.* is larger than the number of samples:UserWarning"),
+    # ... and SGPR using every one of a few random points as inducing point needs jitter;
+    # the contract's MulticlassSVM instance asks for tol=1e-12 on purpose (exact agreement
+    # checks), which its capped max_iter may not reach on sklearn's sparse checks' data
+    pytest.mark.filterwarnings(
+        "ignore:The inducing-point covariance K_MM was not numerically positive definite"
+        ":kernelkit.exceptions.JitterWarning"),
+    pytest.mark.filterwarnings(
+        "ignore:solve_multiclass_cd reached max_iter:sklearn.exceptions.ConvergenceWarning"),
 ]
 
 

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process import GaussianProcessRegressor as SkGPR
 from sklearn.gaussian_process.kernels import RBF as SkRBF
 from sklearn.gaussian_process.kernels import ConstantKernel as SkConstant
@@ -142,9 +143,11 @@ def test_default_kernel_and_prior_before_fit(data):
     # factor instead of SVD; moments checked in test_sampling.py)
     prior = gp.sample_y(Xt, 2, random_state=1)
     assert prior.shape == SkGPR().sample_y(Xt, 2, random_state=1).shape
-    gp.fit(X, y)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    # the default C * RBF, optimized, puts the length scale at its bound here, and says so
+    # in the same words as scikit-learn
+    with pytest.warns(ConvergenceWarning, match="k2__length_scale is close to the specified"):
+        gp.fit(X, y)
+    with pytest.warns(ConvergenceWarning, match="k2__length_scale is close to the specified"):
         peer = SkGPR().fit(X, y)
     assert gp.log_marginal_likelihood_value_ == pytest.approx(
         peer.log_marginal_likelihood_value_, rel=1e-8)

@@ -91,7 +91,7 @@ def test_optimum_at_a_bound_warns_as_sklearn(data):
     with pytest.warns(ConvergenceWarning, match="dimension 0 of parameter k1__k2__length_scale "
                                                 "is close to the specified upper bound 0.05"):
         GaussianProcessRegressor(Constant(1.0) * RBF(0.02, length_scale_bounds=(1e-2, 0.05))
-                                 + White(0.01)).fit(X, y)
+                                 + White(0.01, noise_level_bounds="fixed")).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # an interior optimum: silence
         GaussianProcessRegressor(RBF(1.0) + White(0.1)).fit(X, y)

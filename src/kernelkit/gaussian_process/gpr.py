@@ -118,7 +118,8 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
     >>> import numpy as np
     >>> from kernelkit import GaussianProcessRegressor
     >>> from kernelkit.kernels import RBF, White
-    >>> X = np.linspace(0, 5, 30)[:, None]; y = np.sin(X).ravel()
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.linspace(0, 5, 30)[:, None]; y = np.sin(X).ravel() + 0.1 * rng.normal(size=30)
     >>> gp = GaussianProcessRegressor(RBF(1.0) + White(1e-2), random_state=0).fit(X, y)
     >>> mean, std = gp.predict(X[:3], return_std=True)
     >>> bool(np.all(std >= 0))

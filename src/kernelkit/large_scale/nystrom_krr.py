@@ -116,9 +116,9 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
     >>> from kernelkit import NystromKernelRidge
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(-3, 3, size=(2000, 1)); y = np.sin(X[:, 0])
-    >>> model = NystromKernelRidge(n_centers=100, alpha=1e-8, gamma=0.5, random_state=0)
+    >>> model = NystromKernelRidge(n_centers=100, alpha=1e-4, gamma=0.5, random_state=0)
     >>> model = model.fit(X, y)
-    >>> bool(np.abs(model.predict(X) - y).max() < 1e-2)
+    >>> bool(np.abs(model.predict(X) - y).max() < 5e-2)
     True
 
     On a cluster (see the README), pass dask arrays with a running ``Client``:
