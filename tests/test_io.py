@@ -418,7 +418,7 @@ def test_object_array_member_never_unpickled(saved, tmp_path):
     bad = _rewrite(saved, tmp_path / "bad.kkm",
                    change={"manifest.json": lambda _: text, member: lambda _: raw},
                    comment=comment)
-    with pytest.raises(FormatError, match="not a plain .npy"):
+    with pytest.raises(FormatError, match="does not hold the <f8 array"):
         load(bad)
 
 
@@ -490,3 +490,139 @@ def test_structured_estimators_round_trip(tmp_path, name):
     model2 = load(save(model, tmp_path / "s.kkm"))
     for a, b in zip(model.predict(X), model2.predict(X)):
         np.testing.assert_array_equal(a, b)
+
+
+# ------------------------------------------------ found by the hostile-file campaign (#19)
+def _with_manifest_text(saved, dst, text: bytes, members=None):
+    """A file with this manifest text (its checksum recomputed) and optional new members."""
+    comment = b"kernelkit-model manifest-sha256=" + hashlib.sha256(text).hexdigest().encode()
+    change = {"manifest.json": lambda _: text}
+    for name, raw in (members or {}).items():
+        change[name] = lambda _, raw=raw: raw
+    return _rewrite(saved, dst, change=change, comment=comment)
+
+
+def _npy_member(header: dict, payload: bytes) -> bytes:
+    text = repr(header).encode()
+    text += b" " * (64 - (10 + len(text) + 1) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text + payload
+
+
+@pytest.mark.parametrize("value", ["[" * 100_000 + "]" * 100_000, "9" * 5000])
+def test_manifest_too_deep_or_with_a_huge_integer_is_a_format_error(saved, tmp_path, value):
+    """json.loads raised RecursionError (deep nesting) or ValueError (an integer of more
+    digits than Python converts) through load."""
+    text = json.dumps(_manifest(saved))[:-1] + ', "junk": ' + value + "}"
+    bad = _with_manifest_text(saved, tmp_path / "bad.kkm", text.encode())
+    with pytest.raises(FormatError, match="nested too deeply|invalid value"):
+        load(bad)
+
+
+def test_declared_huge_array_is_refused_before_allocating(saved, tmp_path):
+    """A member whose manifest entry and .npy header both declare 10^12 elements, holding a
+    few bytes: np.load allocated 7 TiB (MemoryError); now the sizes are compared first."""
+    import tracemalloc
+
+    man = _manifest(saved)
+    member = sorted(man["arrays"])[0]
+    raw = _npy_member({"descr": "<f8", "fortran_order": False, "shape": (10**12,)}, bytes(64))
+    man["arrays"][member].update(sha256=hashlib.sha256(raw).hexdigest(), shape=[10**12])
+    bad = _with_manifest_text(saved, tmp_path / "bad.kkm", json.dumps(man).encode(),
+                              {member: raw})
+    tracemalloc.start()
+    with pytest.raises(FormatError, match="does not hold the <f8 array"):
+        load(bad)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 10 * 2**20
+
+
+def test_npy_header_that_lies_about_its_shape_is_refused(saved, tmp_path):
+    man = _manifest(saved)
+    member = sorted(man["arrays"])[0]
+    raw = _npy_member({"descr": "<f8", "fortran_order": False, "shape": (10**9,)}, bytes(40))
+    man["arrays"][member]["sha256"] = hashlib.sha256(raw).hexdigest()
+    bad = _with_manifest_text(saved, tmp_path / "bad.kkm", json.dumps(man).encode(),
+                              {member: raw})
+    with pytest.raises(FormatError, match="does not hold"):
+        load(bad)
+
+
+def test_decompression_bomb_with_valid_checksums_is_refused(saved, tmp_path):
+    """A member inflating to 128 MiB of zeros, declared consistently (checksum included):
+    refused from the ZIP directory's sizes, before inflating it."""
+    import tracemalloc
+
+    man = _manifest(saved)
+    member = sorted(man["arrays"])[0]
+    n = 1 << 27
+    raw = _npy_member({"descr": "<f8", "fortran_order": False, "shape": (n // 8,)}, bytes(n))
+    man["arrays"][member].update(sha256=hashlib.sha256(raw).hexdigest(), shape=[n // 8])
+    text = json.dumps(man).encode()
+    bad = tmp_path / "bomb.kkm"
+    with zipfile.ZipFile(saved) as zin, zipfile.ZipFile(bad, "w", zipfile.ZIP_DEFLATED) as zo:
+        zo.comment = b"kernelkit-model manifest-sha256=" + hashlib.sha256(text).hexdigest(
+        ).encode()
+        for info in zin.infolist():
+            data = {"manifest.json": text, member: raw}.get(info.filename)
+            zo.writestr(info.filename, zin.read(info.filename) if data is None else data)
+    del raw
+    tracemalloc.start()
+    with pytest.raises(FormatError, match="decompression bomb"):
+        load(bad)
+    assert tracemalloc.get_traced_memory()[1] < 10 * 2**20
+    tracemalloc.stop()
+
+
+def test_corrupted_deflate_stream_is_a_format_error(tmp_path):
+    """A flipped bit inside a deflated member raised zlib.error through load."""
+    k = RBF(1.0)
+    k.coef_ = np.zeros(4000)  # compresses: the member is deflated
+    path = save(k, tmp_path / "m.kkm")
+    with zipfile.ZipFile(path) as zf:
+        info = next(i for i in zf.infolist() if i.filename.startswith("arrays/"))
+        assert info.compress_type == zipfile.ZIP_DEFLATED
+        start = info.header_offset + 30 + len(info.filename)
+    data = bytearray(path.read_bytes())
+    for i in range(start + 2, start + 12):
+        data[i] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(FormatError):
+        load(path)
+
+
+@pytest.mark.parametrize("name", ["../../x.npy", "/abs/x.npy", "arrays/../../x.npy", "a\x00.npy"])
+def test_member_names_other_than_kernelkits_are_refused(saved, tmp_path, name):
+    """A member renamed to a path (the manifest and checksums made consistent) loaded before;
+    kernelkit only writes arrays/NNNNN.npy."""
+    man = _manifest(saved)
+    old = sorted(man["arrays"])[0]
+    man["arrays"][name] = man["arrays"].pop(old)
+    text = json.dumps(man).replace(json.dumps(old), json.dumps(name)).encode()
+    comment = b"kernelkit-model manifest-sha256=" + hashlib.sha256(text).hexdigest().encode()
+    bad = tmp_path / "bad.kkm"
+    with zipfile.ZipFile(saved) as zin, zipfile.ZipFile(bad, "w") as zout:
+        zout.comment = comment
+        for info in zin.infolist():
+            data = text if info.filename == "manifest.json" else zin.read(info.filename)
+            zout.writestr(name if info.filename == old else info.filename, data)
+    with pytest.raises(FormatError, match="not one kernelkit writes"):
+        load(bad)
+
+
+@pytest.mark.parametrize("dtype", [">f8", "|O", "|V8", "<U99999999999"])
+def test_foreign_byte_order_and_object_dtypes_are_refused(saved, tmp_path, dtype):
+    bad = _with_manifest(saved, tmp_path / "bad.kkm", lambda m: m["arrays"][sorted(
+        m["arrays"])[0]].update(dtype=dtype))
+    with pytest.raises(FormatError, match="Unsupported dtype"):
+        load(bad)
+
+
+@pytest.mark.parametrize("tag", ["_init__", "class__", "_eq__", "_getattribute__"])
+def test_only_the_formats_tags_are_dispatched(saved, tmp_path, tag):
+    """A tag naming a dunder method of the reader (``"_" + tag``) was looked up and called;
+    ``_eq__`` even returned NotImplemented into the object tree."""
+    bad = _with_manifest(saved, tmp_path / "bad.kkm",
+                         lambda m: m["estimator"].update({"$": tag}))
+    with pytest.raises(FormatError, match="Unknown tag"):
+        load(bad)

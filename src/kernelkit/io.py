@@ -105,7 +105,18 @@ SKLEARN_ALLOWED = frozenset(
 )
 _SKLEARN_GP_KERNELS = "sklearn.gaussian_process.kernels"
 _NPY_HEADER_MAX = 1 << 16  # bytes of .npy header allowed beyond the array data
-_MANIFEST_MAX = 1 << 28
+# a manifest is JSON of a few KB (arrays are members of their own); its parse costs about 10x
+# its size in Python objects, so a cap of 8 MiB keeps a hostile one under ~100 MB
+_MANIFEST_MAX = 1 << 23
+# deflate compresses at most ~1030:1; a large member inflating more than this many times
+# its stored size is a decompression bomb, not data (a real model's arrays: 1-20:1)
+_MAX_RATIO, _RATIO_FROM = 200, 1 << 26
+_DTYPE = re.compile(r"[<>|=]?[biufcUSMm][0-9]{0,6}(\[[a-zA-Z0-9]+\])?")
+_MEMBER = re.compile(r"arrays/[0-9]{5,9}\.npy")
+# the tags of the object tree (see the module docstring): nothing else is dispatched
+_TAGS = frozenset({"complex", "float", "tuple", "set", "frozenset", "dict", "dtype", "nptype",
+                   "scalar", "array", "objarray", "generator", "sparse", "randomstate",
+                   "estimator", "object", "namedtuple"})
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 
 
@@ -367,12 +378,21 @@ class _Reader:
         if not isinstance(name, str) or name not in self.arrays:
             raise FormatError(f"The object tree refers to an unlisted array member {name!r}.")
         info = self.arrays[name]
-        try:  # refuse a member far larger than its declared array (a decompression bomb)
-            n_bytes = int(np.prod(info["shape"])) * _safe_dtype(info["dtype"]).itemsize
-        except (KeyError, TypeError, ValueError):
-            raise FormatError(f"Member {name} has no valid dtype/shape in the manifest.") from None
-        if self.zf.getinfo(name).file_size > n_bytes + _NPY_HEADER_MAX:
+        if not isinstance(info, dict):
+            raise FormatError(f"Member {name} has no valid dtype/shape in the manifest.")
+        dtype, shape = _safe_dtype(info.get("dtype")), _safe_shape(info.get("shape"), name)
+        # the member must hold exactly its header and the declared array: a .npy header that
+        # lies about the shape, a declared shape of 10^12 elements or a decompression bomb is
+        # refused here, before anything of the declared size is allocated
+        zinfo = self.zf.getinfo(name)
+        n_bytes = math.prod(shape) * dtype.itemsize
+        if zinfo.file_size > n_bytes + _NPY_HEADER_MAX:
             raise FormatError(f"Member {name} is larger than its declared array (altered).")
+        _check_ratio(zinfo, name)
+        header = _npy_header(self.zf, name)
+        if header[1:] != (dtype, tuple(shape)) or zinfo.file_size != header[0] + n_bytes:
+            raise FormatError(f"Member {name} does not hold the {dtype.str} array of shape "
+                              f"{tuple(shape)} that the manifest declares (altered).")
         raw = self.zf.read(name)
         if hashlib.sha256(raw).hexdigest() != info.get("sha256"):
             raise FormatError(f"Member {name} was altered or corrupted (SHA-256 mismatch).")
@@ -393,8 +413,8 @@ class _Reader:
         if not isinstance(node, dict) or "$" not in node:
             raise FormatError(f"Unexpected JSON value in the object tree: {str(node)[:80]}")
         tag = node["$"]
-        handler = getattr(self, "_" + tag, None) if isinstance(tag, str) else None
-        if handler is None or not tag.isidentifier():
+        handler = getattr(self, "_" + tag, None) if tag in _TAGS else None
+        if handler is None:
             raise FormatError(f"Unknown tag {tag!r} in the object tree (newer format?).")
         try:
             return handler(node)
@@ -498,10 +518,50 @@ class _Reader:
 
 
 def _safe_dtype(text: Any) -> np.dtype:
-    if not isinstance(text, str) or not re.fullmatch(r"[<>|=]?[biufcUSMm][0-9]*(\[[a-zA-Z0-9]+\])?",
-                                                     text):
-        raise FormatError(f"Unsupported dtype {text!r} in the manifest.")
-    return np.dtype(text)
+    """A plain numeric / string / datetime dtype in this machine's byte order, else refuse
+    (object and void dtypes, records, the other byte order, absurd string lengths)."""
+    if not isinstance(text, str) or not _DTYPE.fullmatch(text):
+        raise FormatError(f"Unsupported dtype {str(text)[:40]!r} in the manifest.")
+    try:
+        dtype = np.dtype(text)
+    except (TypeError, ValueError):
+        raise FormatError(f"Unsupported dtype {text!r} in the manifest.") from None
+    if not dtype.isnative:
+        raise FormatError(f"Unsupported dtype {text!r} in the manifest: not this machine's "
+                          "byte order (kernelkit writes native arrays).")
+    return dtype
+
+
+def _safe_shape(shape: Any, name: str) -> list[int]:
+    if not (isinstance(shape, list) and len(shape) <= 32 and all(
+            type(s) is int and 0 <= s < 2**48 for s in shape)):
+        raise FormatError(f"Member {name} has an invalid shape {str(shape)[:60]} in the "
+                          "manifest.")
+    return shape
+
+
+def _check_ratio(zinfo: zipfile.ZipInfo, name: str) -> None:
+    if zinfo.file_size > _RATIO_FROM and zinfo.file_size > _MAX_RATIO * max(
+            zinfo.compress_size, 1):
+        raise FormatError(f"{name} would inflate {zinfo.compress_size} stored bytes to "
+                          f"{zinfo.file_size} (a decompression bomb); refusing to load.")
+
+
+def _npy_header(zf: zipfile.ZipFile, name: str) -> tuple[int, np.dtype, tuple]:
+    """(header length, dtype, shape) of a .npy member, reading its header only."""
+    from numpy.lib import format as npy
+
+    with zf.open(name) as fh:
+        try:
+            version = npy.read_magic(fh)
+            read = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
+            if version not in read:
+                raise ValueError(f"unsupported .npy version {version}")
+            shape, _, dtype = read[version](fh, max_header_size=10_000)
+        except (ValueError, SyntaxError, TypeError, OverflowError, EOFError, zlib.error,
+                zipfile.BadZipFile) as exc:
+            raise FormatError(f"Member {name} is not a plain .npy array ({exc}).") from None
+        return fh.tell(), dtype, tuple(shape)
 
 
 # ------------------------------------------------------------------------ save / load
@@ -670,7 +730,7 @@ def _foreign(path: Path) -> str:
 def _read_member(zf: zipfile.ZipFile, name: str, path) -> bytes:
     try:
         return zf.read(name)
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError) as exc:
         raise FormatError(f"{path}: member {name} is corrupted or truncated ({exc}).") from None
 
 
@@ -681,11 +741,16 @@ def _check_manifest(zf: zipfile.ZipFile, path) -> dict:
                           f"{MANIFEST}; a NumPy .npz or another program's archive?); {_OURS}.")
     if zf.getinfo(MANIFEST).file_size > _MANIFEST_MAX:
         raise FormatError(f"{path}: {MANIFEST} is implausibly large (altered or not ours).")
+    _check_ratio(zf.getinfo(MANIFEST), path)
     raw = _read_member(zf, MANIFEST, path)
     try:
         manifest = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise FormatError(f"{path}: {MANIFEST} is not valid JSON (altered or corrupted).") from None
+    except RecursionError:
+        raise FormatError(f"{path}: {MANIFEST} is nested too deeply (altered).") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise FormatError(f"{path}: {MANIFEST} holds an invalid value ({exc}).") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise FormatError(f"{path} is a ZIP archive but not a kernelkit model file; {_OURS}.")
     version = manifest.get("format_version")
@@ -705,6 +770,10 @@ def _check_manifest(zf: zipfile.ZipFile, path) -> dict:
                           "(altered after saving).")
     if len(names) != len(set(names)):
         raise FormatError(f"{path} has duplicate members (altered after saving).")
+    odd = [n for n in arrays if not (isinstance(n, str) and _MEMBER.fullmatch(n))]
+    if odd:  # kernelkit names its members arrays/NNNNN.npy: nothing else, no paths
+        raise FormatError(f"{path} has a member named {str(odd[0])[:80]!r}, not one kernelkit "
+                          "writes (altered after saving); refusing to load.")
     extra = sorted(set(names) - {MANIFEST} - set(arrays))
     if extra:
         raise FormatError(
@@ -748,7 +817,7 @@ def read_manifest(path: str | os.PathLike, *, verify: bool = True) -> dict:
             for name in manifest["arrays"]:
                 try:
                     reader.array(name)
-                except (zipfile.BadZipFile, OSError, EOFError) as exc:
+                except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
                     raise FormatError(f"{path}: member {name} is corrupted ({exc}).") from None
                 except FormatError as exc:
                     raise _named(exc, path) from None
@@ -782,7 +851,7 @@ def load(path: str | os.PathLike) -> Any:
             for name in manifest["arrays"]:  # verify every checksum, even unused members
                 reader.array(name)
             model = reader.decode(manifest.get("estimator"))
-        except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
             raise FormatError(f"{path}: a member is corrupted or truncated ({exc}).") from None
         except RecursionError:
             raise FormatError(f"{path}: the object tree is nested too deeply.") from None
