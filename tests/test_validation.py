@@ -65,3 +65,60 @@ def test_resolve_estimator_kernel_does_not_share_a_sklearn_kernel():
     k = resolve_estimator_kernel(_Est(sk), n_features=2)
     k.theta = np.log([0.2])  # what a hyperparameter search does to kernel_
     assert sk.length_scale == 1.5 and k.kernel is not sk
+
+
+# ---------------------------------------------- found by the estimator fuzzer (issue 19)
+@pytest.mark.parametrize("scale,dtype", [(1e200, np.float64), (1e300, np.float64),
+                                         (1e20, np.float32)])
+def test_values_whose_squares_overflow_are_refused_by_name(scale, dtype):
+    """KernelPCA, KernelRidgeCV and the multi-output GP raised a raw LinAlgError from eigh,
+    Nystroem returned NaN features: their kernels of such X hold inf or NaN."""
+    from kernelkit import KernelPCA, KernelRidge, Nystroem
+
+    X = (np.random.default_rng(0).normal(size=(8, 2)) * scale).astype(dtype)
+    for est in (KernelPCA(), Nystroem(n_components=4), KernelRidge()):
+        with pytest.raises(ValueError, match=r"X has values of magnitude up to .*Scale the "
+                                             "features"):
+            est.fit(X, np.ones(8)) if isinstance(est, KernelRidge) else est.fit(X)
+
+
+def test_huge_targets_are_refused_and_stumps_take_huge_features():
+    from kernelkit import AdaBoost, GaussianProcessRegressor
+
+    X = np.random.default_rng(0).normal(size=(8, 2))
+    with pytest.raises(ValueError, match="y has values of magnitude"):
+        GaussianProcessRegressor().fit(X, np.full(8, 1e300))
+    # stumps only compare values: no overflow, no refusal
+    y = np.r_[np.zeros(4), np.ones(4)]
+    clf = AdaBoost(n_estimators=3).fit(np.c_[X[:, 0] * 1e300, X[:, 1]], y)
+    assert np.isfinite(clf.decision_function(np.c_[X[:, 0] * 1e300, X[:, 1]])).all()
+
+
+def test_mixed_label_types_are_a_value_error():
+    """sklearn's check_classification_targets let NumPy's TypeError ("'<' not supported
+    between instances of 'int' and 'str'") escape from AdaBoost and KernelPerceptron."""
+    from kernelkit import AdaBoost, KernelPerceptron
+
+    X = np.random.default_rng(0).normal(size=(6, 2))
+    y = np.array(["a", 1, "a", 1, 1, "a"], dtype=object)
+    for est in (AdaBoost(), KernelPerceptron()):
+        with pytest.raises(ValueError, match=r"mixes labels of different types \(int, str\)"):
+            est.fit(X, y)
+
+
+def test_non_numeric_frame_columns_are_named():
+    pd = pytest.importorskip("pandas")
+    from kernelkit import KernelRidge
+
+    X = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": pd.Categorical(["x", "y", "x"])})
+    with pytest.raises(ValueError, match=r"column 'b' \(category\) of X is not numeric"):
+        KernelRidge().fit(X, [1.0, 2.0, 3.0])
+
+
+def test_subnormal_features_make_a_clear_least_squares_error():
+    """Subnormal X: 1/s overflowed and LinearRegression predicted inf."""
+    from kernelkit import LinearRegression
+
+    X = np.random.default_rng(0).normal(size=(6, 2)) * 1e-310
+    with pytest.raises(ValueError, match="coefficients overflow float64"):
+        LinearRegression().fit(X, np.arange(6.0))

@@ -14,6 +14,7 @@ from .kernels import Kernel, SklearnKernel, resolve_kernel
 
 __all__ = [
     "validate_data",
+    "check_classification_targets",
     "check_is_fitted",
     "check_positive",
     "check_nonnegative",
@@ -43,22 +44,91 @@ KERNEL_PARAMETER_CONSTRAINTS: dict = {
 }
 
 
-def validate_data(estimator, X="no_validation", y="no_validation", **kwargs):
-    """scikit-learn's ``validate_data``, with a short message for a 1-D ``X``.
+# magnitudes past which squared distances and inner products overflow (sqrt of the largest
+# float, with room for sums over features): such input is refused rather than fitted to NaN
+_MAX_MAGNITUDE = {np.dtype(np.float64): 1e150, np.dtype(np.float32): 1e18}
+# targets enter likelihoods and their gradients squared and divided by a noise variance as
+# small as 1e-5 (y y^T / sigma^4 for a GP): a tighter bound keeps those finite
+_MAX_TARGET = 1e100
 
-    scikit-learn's message prints the whole array; ours names the estimator and the shape.
+
+def validate_data(estimator, X="no_validation", y="no_validation", **kwargs):
+    """scikit-learn's ``validate_data``, with clearer messages for what it lets through.
+
+    - a 1-D ``X``: scikit-learn's message prints the whole array; ours names the estimator
+      and the shape;
+    - a pandas frame with non-numeric columns (strings, categories of strings): the columns
+      are named, with what to do;
+    - float values so large that their squares overflow (X beyond 1e150 in float64, 1e18
+      in float32; a float y beyond 1e100, or 1e18 with float32 X): refused, since kernels,
+      Gram matrices, likelihoods and their gradients would hold inf or NaN.
     """
     try:
-        return _sk_validate_data(estimator, X, y, **kwargs)
-    except ValueError as exc:
-        if not str(exc).startswith("Expected 2D array, got 1D array"):
-            raise
+        out = _sk_validate_data(estimator, X, y, **kwargs)
+    except (ValueError, TypeError) as exc:
+        _raise_clearer(estimator, X, exc)
+        raise
+    if not (isinstance(X, str) and X == "no_validation"):
+        _check_magnitude(estimator, out[0] if isinstance(out, tuple) else out, "X")
+    if isinstance(out, tuple) and not (isinstance(y, str) and y == "no_validation"):
+        # with float32 X the targets are computed in float32 too (scikit-learn's rule)
+        x_dtype = getattr(out[0], "dtype", None)
+        _check_magnitude(estimator, out[1], "y", x_dtype if x_dtype in _MAX_MAGNITUDE else None)
+    return out
+
+
+def _raise_clearer(estimator, X, exc) -> None:
+    name = type(estimator).__name__
+    if isinstance(exc, ValueError) and str(exc).startswith("Expected 2D array, got 1D array"):
         shape = getattr(X, "shape", None)
         got = f"a 1-D array of shape {tuple(shape)}" if shape is not None else "a 1-D list"
         raise ValueError(
-            f"{type(estimator).__name__} expects a 2-D X of shape (n_samples, n_features); "
+            f"{name} expects a 2-D X of shape (n_samples, n_features); "
             f"got {got}. Reshape your data with X.reshape(-1, 1) if it has "
             "a single feature, or X.reshape(1, -1) if it is a single sample.") from None
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or not hasattr(X, "columns"):
+        return
+    import pandas as pd
+
+    bad = [f"{c!r} ({t})" for c, t in zip(X.columns, dtypes)
+           if not (pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t))]
+    if bad:
+        raise ValueError(
+            f"{name} needs numeric features; column{'s' if len(bad) > 1 else ''} "
+            f"{', '.join(bad[:5])} of X {'are' if len(bad) > 1 else 'is'} not numeric. "
+            "Encode categories and strings first (e.g. OneHotEncoder or OrdinalEncoder) and "
+            "convert dates to numbers.") from None
+
+
+def _check_magnitude(estimator, X, name: str, dtype=None) -> None:
+    if name == "X" and not getattr(estimator, "_squares_inputs", True):
+        return  # e.g. stumps and trees only compare feature values
+    data = X.data if hasattr(X, "tocsr") and hasattr(X, "data") else X
+    if not isinstance(data, np.ndarray) or data.dtype not in _MAX_MAGNITUDE or not data.size:
+        return
+    limit = min(_MAX_MAGNITUDE[data.dtype], _MAX_MAGNITUDE.get(dtype, np.inf),
+                _MAX_TARGET if name == "y" else np.inf)
+    top = max(float(np.max(data)), -float(np.min(data)))
+    if top > limit:  # NaN / inf are scikit-learn's to refuse (allow_nan), not checked here
+        raise ValueError(
+            f"{type(estimator).__name__}: {name} has values of magnitude up to {top:.3g}; "
+            f"beyond {limit:.0e} ({dtype or data.dtype}) their squares overflow, so kernels, Gram "
+            "matrices and likelihoods would hold inf or NaN. Scale "
+            f"{'the features (e.g. StandardScaler)' if name == 'X' else 'the targets'}.")
+
+
+def check_classification_targets(y) -> None:
+    """scikit-learn's ``check_classification_targets``, with a ValueError for labels of
+    mixed types (it lets NumPy's TypeError from sorting them escape)."""
+    from sklearn.utils.multiclass import check_classification_targets as _check
+
+    try:
+        _check(y)
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in np.asarray(y, dtype=object).ravel()[:10000]})
+        raise ValueError(f"y mixes labels of different types ({', '.join(kinds)}); give "
+                         "labels of one type, e.g. all strings or all integers.") from None
 
 
 def check_positive(value, name: str, *, allow_zero: bool = False) -> float:

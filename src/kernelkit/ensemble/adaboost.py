@@ -14,12 +14,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_regressor
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import has_fit_parameter
 
 from .._progress import progress_bar
 from .._validation import (
     FLOAT_DTYPES,
+    check_classification_targets,
     check_is_fitted,
     check_positive,
     check_sample_weight,
@@ -241,6 +241,13 @@ default="stump"
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
+
+    @property
+    def _squares_inputs(self) -> bool:
+        # stumps and trees only compare feature values: any finite magnitude is fine
+        # (kernelkit._validation refuses values whose squares overflow for the others)
+        return not (self.estimator in (None, "stump", "tree")
+                    or isinstance(self.estimator, (DecisionStump, DecisionTree)))
 
     def __init__(self, estimator="stump", n_estimators: int = 100, learning_rate: float = 1.0,
                  algorithm: str = "discrete", early_stopping: bool = False,

@@ -6,11 +6,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import get_tags
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import has_fit_parameter
 
 from .._validation import (
     FLOAT_DTYPES,
+    check_classification_targets,
     check_is_fitted,
     check_sample_weight,
     check_two_classes,

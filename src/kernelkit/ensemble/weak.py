@@ -20,11 +20,11 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 
 from .._threads import pool
 from .._validation import (
     FLOAT_DTYPES,
+    check_classification_targets,
     check_is_fitted,
     check_sample_weight,
     check_two_classes,

@@ -17,10 +17,10 @@ from sklearn.multiclass import OneVsOneClassifier, OneVsRestClassifier
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 
 from .._threads import single_threaded
 from .._validation import (
+    check_classification_targets,
     check_is_fitted,
     check_two_classes,
     resolve_estimator_kernel,

@@ -224,6 +224,10 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         n, t = Y.shape
         alphas = check_alpha(self.alpha, t)
         sw = None if sample_weight is None else check_sample_weight(sample_weight, X)
+        if sw is not None and not 1e-100 <= sw.max() <= 1e100:
+            # weights 1e300 times y overflow; (c w, c alpha) is the same problem as (w, alpha)
+            c = float(sw.max())
+            sw, alphas = sw / c, alphas / c
         self.kernel_ = resolve_estimator_kernel(self, X.shape[1])
         self.solver_ = choose_solver(self.solver, n, X.dtype.itemsize)
         s = None if sw is None else np.sqrt(sw).astype(X.dtype)
@@ -259,6 +263,11 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
             if res.info["method"] != "cholesky":
                 self.n_iter_ = max(self.n_iter_, res.n_iter)
         beta = gamma if s is None else gamma * s[:, None]  # beta = S gamma
+        if not np.all(np.isfinite(beta)):
+            raise ValueError(
+                "KernelRidge: the dual coefficients overflow float64 (a kernel matrix that "
+                "is (nearly) zero with an alpha this small relative to the sample weights, "
+                f"alpha / max(sample_weight) = {float(np.min(alphas)):.3g}). Increase alpha.")
         if self.fit_intercept:
             # theta_0 = sum_i w_i (y_i - (K beta)_i) / sum_i w_i
             resid = Y - KernelOperator(self.kernel_, X) @ beta

@@ -63,7 +63,13 @@ def svd_solve(Xc, Yc, alpha, rcond=None):
     alpha = np.broadcast_to(np.asarray(alpha, dtype=float), (Yc.shape[1],))
     with np.errstate(divide="ignore", invalid="ignore"):
         D = np.where(keep[:, None], s[:, None] / (s[:, None] ** 2 + alpha[None, :]), 0.0)
-    coef = Vt.T @ (D * UtY)
+    with np.errstate(over="ignore", invalid="ignore"):
+        coef = Vt.T @ (D * UtY)
+    if not np.all(np.isfinite(coef)):  # e.g. subnormal X: 1/s overflows
+        raise ValueError(
+            f"The least-squares coefficients overflow float64: X's scale (largest singular "
+            f"value {s[0] if s.size else 0.0:.3g}) is too small for y's. Scale the features "
+            "(e.g. StandardScaler) or regularize (Ridge).")
     return coef, (s, Vt, keep)
 
 

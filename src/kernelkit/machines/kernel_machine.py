@@ -29,12 +29,12 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
 
 from .._progress import progress_bar
 from .._validation import (
     FLOAT_DTYPES,
     KERNEL_PARAMETER_CONSTRAINTS,
+    check_classification_targets,
     check_dense_target,
     check_is_fitted,
     check_sample_weight,

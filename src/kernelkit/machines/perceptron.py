@@ -28,11 +28,11 @@ from numba import njit, prange
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 
 from .._threads import single_threaded
 from .._validation import (
     KERNEL_PARAMETER_CONSTRAINTS,
+    check_classification_targets,
     check_is_fitted,
     check_two_classes,
     plain,
