@@ -664,8 +664,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that a model or prediction file being written is
+    removed (``io.atomic_write``) instead of left half-written."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the ``kernelkit`` command; returns the exit status."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return _main(argv)
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return _main(argv)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
@@ -679,8 +701,12 @@ def main(argv: list[str] | None = None) -> int:
         except _UsageError as exc:
             print(f"kernelkit: error: {exc}", file=sys.stderr)
             return 2
+        except _Terminated:
+            print("kernelkit: terminated (SIGTERM); no partial output was left",
+                  file=sys.stderr)
+            return 143
         except KeyboardInterrupt:
-            print("kernelkit: interrupted", file=sys.stderr)
+            print("kernelkit: interrupted; no partial output was left", file=sys.stderr)
             return 130
         except BrokenPipeError:  # e.g. `kernelkit predict ... | head`: stop quietly
             import os

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-__all__ = ["ConvergenceWarning", "JitterWarning", "NumericalError", "NotFittedError"]
+__all__ = ["ConvergenceWarning", "JitterWarning", "NumericalError", "NotFittedError",
+           "InsufficientMemoryError"]
 
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
@@ -20,4 +21,14 @@ class NumericalError(ValueError):
 
     Subclasses :class:`ValueError` so that bad-input handling code that expects
     ``ValueError`` keeps working; the message always says what to change.
+    """
+
+
+class InsufficientMemoryError(MemoryError, ValueError):
+    """A computation would need more memory than the machine has available; raised before
+    anything of that size is allocated.
+
+    The message says how much it would need, how much is available, and which method does
+    not need it. A :class:`MemoryError` (what a failed allocation raises) that is also a
+    :class:`ValueError` (an input too large for the chosen method).
     """

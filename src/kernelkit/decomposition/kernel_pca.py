@@ -29,6 +29,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.exceptions import NotFittedError, PositiveSpectrumWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._memory import require_memory
 from .._threads import limit_blas, pool
 from .._validation import (
     FLOAT_DTYPES,
@@ -378,6 +379,9 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         k = self._check_params(n)
         self.kernel_ = resolve_estimator_kernel(self, X.shape[1])
         self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else self.gamma
+        if not self._precomputed():  # every eigen_solver here works on the n x n matrix
+            require_memory(8.0 * n * n, f"KernelPCA's {n:,} x {n:,} kernel matrix",
+                           "KernelPCA on a subsample, or Nystroem features and PCA")
         if self._precomputed():
             if X.shape[0] != X.shape[1]:
                 raise ValueError(

@@ -18,6 +18,7 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._memory import require_memory
 from .._threads import single_threaded
 from .._validation import (
     check_classification_targets,
@@ -71,6 +72,10 @@ class _BinaryLaplaceGPC(ClassifierMixin, BaseEstimator):
             return self._fit(X, y)
 
     def _fit(self, X, y):
+        n = len(X)  # K, B = I + W^1/2 K W^1/2 and its factor: n x n each
+        require_memory(8.0 * n * n * 3, f"Gaussian process classification on {n:,} points",
+                       "a kernel machine (KernelClassifier) on Nystroem features, or fewer "
+                       "points")
         if self.kernel is None:
             self.kernel_ = _default_kernel()
         else:

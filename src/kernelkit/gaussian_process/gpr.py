@@ -18,6 +18,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
 from .._blas import gram
+from .._memory import require_memory
 from .._progress import progress_bar
 from .._scratch import Arena
 from .._threads import single_threaded
@@ -238,6 +239,10 @@ class GaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
                 f"`n_targets`. Got {n_targets_seen} != {self.n_targets}."
             )
         alpha = self._check_alpha(X.shape[0])
+        n = X.shape[0]  # K + alpha I, its factor and (optimizing) K^-1: n x n each
+        require_memory(8.0 * n * n * (3 if self.optimizer is not None else 2),
+                       f"An exact Gaussian process on {n:,} points",
+                       "SparseGaussianProcessRegressor (inducing points, nothing of n x n)")
         self.kernel_ = self._prior_kernel(_n_features(X), fixed=False)
         rng = check_random_state(self.random_state)
         if self.normalize_y:

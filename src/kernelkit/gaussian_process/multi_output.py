@@ -18,6 +18,7 @@ from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
 from sklearn.utils import check_array, check_consistent_length, check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._memory import require_memory
 from .._progress import progress_bar
 from .._threads import single_threaded
 from .._validation import check_is_fitted, validate_data
@@ -260,6 +261,10 @@ class MultiOutputGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, Base
         X = validate_data(self, X, dtype=np.float64)
         Y, self._y_1d = self._validate_targets(X, y)
         n, T = Y.shape
+        # K, its eigenvectors and the gradient's n x n contractions (observed rows only
+        # when outputs are missing: at most n T of them)
+        require_memory(8.0 * n * n * 3, f"A multi-output Gaussian process on {n:,} inputs",
+                       "SparseGaussianProcessRegressor per output, or fewer inputs")
         rank = self._check_rank(T)
         kernels = self._kernels(X.shape[1])
         kappa_bounds = self._check_bounds(self.kappa_bounds, "kappa_bounds")

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import numpy as np
 from sklearn.base import clone
 
+from .._memory import require_memory
 from ._pair_gradients import PairContractions
 from ._params import Hyperparameter, Parametrized, _as_float_array, _n_rows, refuse_sparse
 
@@ -49,16 +50,17 @@ class Kernel(PairContractions, Parametrized):
 
     # ---------------------------------------------------------------- values
     def __call__(self, X, Y=None, eval_gradient: bool = False):
-        """Kernel matrix ``K(X, Y)``; with ``eval_gradient`` also ``dK/dtheta``.
-
-        ``eval_gradient=True`` returns an ``(n, n, n_theta)`` tensor for scikit-learn
-        compatibility; kernelkit's own solvers use :meth:`gradient`, which yields one
-        ``(n, n)`` matrix at a time.
+        """Kernel matrix ``K(X, Y)``; with ``eval_gradient`` also ``dK/dtheta`` as scikit-learn's
+        ``(n, n, n_theta)`` tensor (kernelkit's solvers use :meth:`gradient`, one at a time).
+        Refused (InsufficientMemoryError) before allocating when it would not fit in memory.
         """
         X = self.check_input(X)
         Y = None if Y is None else self.check_input(Y)
         if Y is not None:
             self._check_pair(X, Y)
+        n, m = _n_rows(X), _n_rows(X if Y is None else Y)
+        require_memory(8.0 * n * m * (1 + eval_gradient * self.n_dims), f"The {n:,} x {m:,} "
+                       f"{type(self).__name__} kernel matrix")
         K = self._compute(X, Y)
         if not eval_gradient:
             return K

@@ -25,6 +25,7 @@ import numpy as np
 import sklearn
 from numba import njit, prange
 
+from .._memory import require_memory
 from .._result import Result
 from ..exceptions import ConvergenceWarning
 from ..linalg import KernelOperator, cho_solve, fits_in_memory, jitter_cholesky, pcg
@@ -114,6 +115,10 @@ def solve_krr(op: KernelOperator, Y: np.ndarray, penalty: float, *, weights=None
     True
     """
     if method == "cholesky":
+        n = op.shape[0]  # K and its factor (in place) plus the solve's workspace
+        require_memory(8.0 * n * n, f"The dense solve of kernel ridge on {n:,} points",
+                       "KernelRidge(solver='cg') or solver='mixed' (blockwise, nothing of "
+                       "n x n), or NystromKernelRidge")
         coef, L, jitter = _solve_dense(op, Y, penalty, weights, center)
         # the factor travels in info (KernelRidge.partial_fit extends it)
         return Result(coef, 1, True, [], dict(method="cholesky", factor=L, jitter=jitter))

@@ -1,0 +1,65 @@
+"""Refuse, before allocating, what would not fit in the memory the machine has available.
+
+``require_memory(n_bytes, what)`` compares a planned allocation with the memory available
+now (``MemAvailable`` of /proc/meminfo on Linux; the free physical pages elsewhere) and
+raises :class:`kernelkit.exceptions.InsufficientMemoryError` saying how much it would need.
+Small requests (below ``CHECK_FROM`` bytes) are not checked: they cannot fail for want of
+memory in a way worth a system call. ``KERNELKIT_AVAILABLE_MEMORY`` (bytes) overrides the
+measurement (tests; containers whose limit /proc does not show).
+
+Examples
+--------
+>>> from kernelkit._memory import require_memory
+>>> require_memory(1024, "a small block")  # nothing to check
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["available_memory", "require_memory", "format_bytes", "CHECK_FROM"]
+
+CHECK_FROM = 64 * 2**20
+# the methods that never form an n x n matrix, named in the message
+INSTEAD = ("methods that never form it: NystromKernelRidge or KernelRidge(solver='cg'), "
+           "SparseGaussianProcessRegressor, or Nystroem / RandomFourierFeatures features "
+           "with a linear model or PCA")
+
+
+def available_memory() -> float:
+    """Bytes of memory available to this process now (inf when it cannot be told)."""
+    override = os.environ.get("KERNELKIT_AVAILABLE_MEMORY")
+    if override:
+        return float(override)
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return float(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return float(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return float("inf")
+
+
+def format_bytes(n: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} PiB"  # pragma: no cover
+
+
+def require_memory(n_bytes: float, what: str, instead: str = INSTEAD) -> None:
+    """Raise InsufficientMemoryError if ``n_bytes`` exceed the memory available now."""
+    if n_bytes < CHECK_FROM:
+        return
+    available = available_memory()
+    if n_bytes > available:
+        from .exceptions import InsufficientMemoryError
+
+        raise InsufficientMemoryError(
+            f"{what} would need {format_bytes(n_bytes)}, but {format_bytes(available)} of "
+            f"memory is available. Use {instead}.")
