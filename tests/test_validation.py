@@ -122,3 +122,25 @@ def test_subnormal_features_make_a_clear_least_squares_error():
     X = np.random.default_rng(0).normal(size=(6, 2)) * 1e-310
     with pytest.raises(ValueError, match="coefficients overflow float64"):
         LinearRegression().fit(X, np.arange(6.0))
+
+
+def test_extreme_sample_weights_are_refused_by_name():
+    """Weights of 1e300 made Ridge's SVD fail (LinAlgError / 'A has a NaN entry') and the
+    SVMs' dual solvers run past 10 s (found by the estimator fuzzer)."""
+    from kernelkit import KernelClassifier, LinearRegression, OneClassSVM, Ridge
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(8, 2)) * 1e8, np.r_[np.zeros(4), np.ones(4)]
+    for est, target in ((Ridge(), y), (LinearRegression(), y), (KernelClassifier(), y),
+                        (OneClassSVM(), None)):
+        for w in (1e300, 1e-300):
+            with pytest.raises(ValueError, match="sample_weight values reach"):
+                est.fit(X, target, sample_weight=np.full(8, w)) if target is not None \
+                    else est.fit(X, sample_weight=np.full(8, w))
+
+
+def test_multi_output_targets_are_bounded_too():
+    from kernelkit import MultiOutputGaussianProcessRegressor
+
+    with pytest.raises(ValueError, match="y has values of magnitude"):
+        MultiOutputGaussianProcessRegressor().fit(np.zeros((2, 1)), [[1e150, 1.0], [0, 1]])

@@ -15,6 +15,7 @@ from .kernels import Kernel, SklearnKernel, resolve_kernel
 __all__ = [
     "validate_data",
     "check_classification_targets",
+    "check_target_magnitude",
     "check_is_fitted",
     "check_positive",
     "check_nonnegative",
@@ -118,6 +119,28 @@ def _check_magnitude(estimator, X, name: str, dtype=None) -> None:
             f"{'the features (e.g. StandardScaler)' if name == 'X' else 'the targets'}.")
 
 
+def check_target_magnitude(estimator, Y) -> None:
+    """The bound :func:`validate_data` puts on a float y, for targets validated elsewhere
+    (NaN entries, e.g. missing outputs, are skipped)."""
+    Y = np.asarray(Y)
+    if Y.dtype.kind == "f":
+        _check_magnitude(estimator, Y[np.isfinite(Y)], "y")
+
+
+# weights enter sums of squares multiplied by the data: beyond these they overflow or
+# underflow, and only their ratios (to each other and to alpha / C) matter anyway
+_WEIGHT_RANGE = (1e-100, 1e100)
+
+
+def _check_weight_scale(sw) -> None:
+    top = float(np.max(sw)) if sw.size else 1.0
+    if top > 0 and not _WEIGHT_RANGE[0] <= top <= _WEIGHT_RANGE[1]:
+        raise ValueError(
+            f"sample_weight values reach {top:.3g}; beyond {_WEIGHT_RANGE[0]:.0e}-"
+            f"{_WEIGHT_RANGE[1]:.0e} the weighted sums overflow or underflow. Weights matter "
+            "only relative to each other (and to alpha or C): divide them by their mean.")
+
+
 def check_classification_targets(y) -> None:
     """scikit-learn's ``check_classification_targets``, with a ValueError for labels of
     mixed types (it lets NumPy's TypeError from sorting them escape)."""
@@ -158,7 +181,8 @@ def check_in_range(value, name: str, low: float, high: float, *, closed: str = "
     return float(value)
 
 
-def check_sample_weight(sample_weight, X, *, positive: bool = False, dtype=None) -> np.ndarray:
+def check_sample_weight(sample_weight, X, *, positive: bool = False, dtype=None,
+                        any_scale: bool = False) -> np.ndarray:
     """Validated sample weights (ones when ``None``), non-negative and finite.
 
     In ``dtype`` when given (e.g. float64 weights for float32 X), else in X's dtype. The
@@ -176,6 +200,8 @@ def check_sample_weight(sample_weight, X, *, positive: bool = False, dtype=None)
         raise ValueError("Sample weights must contain at least one non-zero number.")
     if positive and np.any(sw == 0):
         raise ValueError("sample_weight must be positive (no zero entries).")
+    if not any_scale:  # any_scale: the caller rescales the weights (and alpha) itself
+        _check_weight_scale(sw)
     return sw
 
 
@@ -196,6 +222,7 @@ def libsvm_sample_weight(sample_weight, X) -> np.ndarray:
         raise ValueError("sample_weight must be finite (no NaN or inf).")
     if n and not np.any(sw > 0):
         raise ValueError("Invalid input - all samples have zero or negative weights.")
+    _check_weight_scale(sw)
     return sw
 
 

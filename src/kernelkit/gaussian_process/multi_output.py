@@ -21,7 +21,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._memory import require_memory
 from .._progress import progress_bar
 from .._threads import single_threaded
-from .._validation import check_is_fitted, validate_data
+from .._validation import check_is_fitted, check_target_magnitude, validate_data
 from ..kernels import RBF, resolve_kernel
 from ..linalg import block_rows, jitter_cholesky
 from ._coregionalization import Coregionalization, ObservedPairs, dense_log_marginal_likelihood
@@ -196,6 +196,7 @@ class MultiOutputGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, Base
             raise ValueError("Input y contains NaN. NaN marks a missing output only in a 2-D "
                              "Y of shape (n, T); drop the rows of a 1-D y that have no value.")
         Y = Y.reshape(len(Y), -1)
+        check_target_magnitude(self, Y)
         empty = np.flatnonzero(np.all(np.isnan(Y), axis=0))
         if empty.size:
             raise ValueError(

@@ -223,7 +223,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         Y = np.asarray(y, dtype=X.dtype).reshape(len(y), -1)
         n, t = Y.shape
         alphas = check_alpha(self.alpha, t)
-        sw = None if sample_weight is None else check_sample_weight(sample_weight, X)
+        sw = None if sample_weight is None else check_sample_weight(sample_weight, X,
+                                                                     any_scale=True)
         if sw is not None and not 1e-100 <= sw.max() <= 1e100:
             # weights 1e300 times y overflow; (c w, c alpha) is the same problem as (w, alpha)
             c = float(sw.max())
