@@ -42,7 +42,6 @@ from ._cli_data import (  # noqa: E402
     PARQUET_SUFFIXES,
     feature_matrix,
     read_table,
-    write_table,
 )
 from ._cli_data import check_missing as _check_missing  # noqa: E402
 from ._cli_data import check_suffix as _suffix  # noqa: E402
@@ -52,6 +51,14 @@ from ._cli_data import one_line as _one_line  # noqa: E402
 from ._cli_data import pandas_module as _pandas  # noqa: E402
 from ._cli_info import CLIError, cmd_info, load_model  # noqa: E402
 from ._cli_sparse import is_sparse_file, read_sparse, sparse_target  # noqa: E402
+from ._cli_stream import (  # noqa: E402
+    DEFAULT_CHUNK_ROWS,
+    csv_chunks,
+    frames_of_chunks,
+    is_streamable,
+    predict_frame,
+    write_frames,
+)
 
 
 class _UsageError(CLIError):
@@ -488,9 +495,6 @@ def _model_features(model, meta: dict, df, path: str) -> list[str]:
 
 
 def cmd_predict(args) -> int:
-    import numpy as np
-
-    pd = _pandas()
     if args.out is not None:
         out = Path(args.out)
         if out.is_dir():
@@ -498,6 +502,10 @@ def cmd_predict(args) -> int:
         _suffix(out, "output file")
         if not out.parent.is_dir():
             raise CLIError(f"cannot write {args.out}: folder {out.parent} does not exist")
+    if args.digits is not None and args.digits < 1:
+        raise CLIError(f"--digits expects a positive integer; got {args.digits}")
+    if args.chunk_rows < 1:
+        raise CLIError(f"--chunk-rows expects a positive integer; got {args.chunk_rows}")
     model, meta = load_model(args.model)
     name = type(model).__name__
     if args.std:
@@ -505,37 +513,18 @@ def cmd_predict(args) -> int:
         if predict is None or "return_std" not in inspect.signature(predict).parameters:
             raise CLIError(f"{name} cannot give a standard deviation (--std): its predict has "
                            "no return_std")
-    X = _data_matrix(model, meta, args.data)[0]
-    try:
-        if hasattr(model, "predict"):
-            if args.std:
-                mean, std = model.predict(X, return_std=True)
-                out_df = pd.DataFrame({"prediction": np.asarray(mean), "std": np.asarray(std)})
-            else:
-                pred = np.asarray(model.predict(X))
-                out_df = pd.DataFrame(
-                    {"prediction": pred} if pred.ndim == 1 else
-                    {f"prediction_{j + 1}": pred[:, j] for j in range(pred.shape[1])}
-                )
-        elif hasattr(model, "transform"):
-            Z = np.asarray(model.transform(X))
-            out_df = pd.DataFrame({f"component_{j + 1}": Z[:, j] for j in range(Z.shape[1])})
-        else:
-            raise CLIError(f"{name} has neither predict nor transform")
-    except CLIError:
-        raise
-    except Exception as exc:  # noqa: BLE001
-        raise CLIError(f"predicting with {name} failed: {_one_line(exc)}") from exc
-    if args.digits is not None:  # e.g. for reading: the same digits on every machine
-        if args.digits < 1:
-            raise CLIError(f"--digits expects a positive integer; got {args.digits}")
-        out_df = out_df.map(lambda v: float(f"{v:.{args.digits}g}")
-                            if isinstance(v, float) else v)
-    if args.out is None:  # full precision unless --digits
-        out_df.to_csv(sys.stdout, index=False, lineterminator="\n")
+    if not is_sparse_file(args.data) and is_streamable(args.data):
+        # a CSV of any size: a chunk of rows at a time, in bounded memory
+        frames = frames_of_chunks(
+            model, csv_chunks(args.data, args.chunk_rows),
+            lambda df: _model_features(model, meta, df, args.data), args.data,
+            std=args.std, digits=args.digits)
     else:
-        write_table(out_df, args.out)
-        print(f"wrote {len(out_df)} predictions to {args.out}", file=sys.stderr)
+        X = _data_matrix(model, meta, args.data)[0]
+        frames = iter([predict_frame(model, X, std=args.std, digits=args.digits)])
+    count = write_frames(frames, args.out)
+    if args.out is not None:
+        print(f"wrote {count} predictions to {args.out}", file=sys.stderr)
     return 0
 
 
@@ -645,6 +634,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also the predictive standard deviation (Gaussian processes)")
     p.add_argument("--digits", type=int, metavar="N",
                    help="round to N significant digits (default: full precision)")
+    p.add_argument("--chunk-rows", type=int, default=DEFAULT_CHUNK_ROWS, metavar="N",
+                   help="rows of a CSV read, predicted and written at a time: any file size "
+                        f"in bounded memory (default: {DEFAULT_CHUNK_ROWS:,})")
     p.set_defaults(func=cmd_predict)
 
     p = sub.add_parser("evaluate", help="score a saved model on labelled data")
