@@ -23,10 +23,10 @@ def test_repeated_fit_predict_does_not_grow_memory(name):
 
 
 def test_predicting_a_csv_streams_in_bounded_memory(tmp_path):
-    """A file 4-5x larger, read 5,000 rows at a time: the same peak memory (within 30 MB),
+    """A file 3-5x larger, read 5,000 rows at a time: the same peak memory (within 30 MB),
     and every checked row equal to the in-process prediction."""
     small = rel.csv_predict(3, 5000, str(tmp_path))
     large = rel.csv_predict(15, 5000, str(tmp_path))
     assert small["ok"] and large["ok"], (small, large)
-    assert large["rows"] >= 4 * small["rows"]
+    assert large["rows"] >= 3 * small["rows"]
     assert large["peak_mb"] - small["peak_mb"] < 30, (small, large)
