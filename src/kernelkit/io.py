@@ -74,6 +74,18 @@ from typing import Any
 
 import numpy as np
 
+from ._io_safety import (
+    MANIFEST_MAX,
+    MEMBER,
+    NPY_HEADER_MAX,
+    FormatError,
+    SerializationError,
+    check_ratio,
+    describe_foreign,
+    npy_header,
+    safe_dtype,
+    safe_shape,
+)
 from ._sparse_io import decode_sparse, encode_sparse, is_sparse
 from ._spec import kernel_spec, parse_spec
 
@@ -104,28 +116,11 @@ SKLEARN_ALLOWED = frozenset(
     }
 )
 _SKLEARN_GP_KERNELS = "sklearn.gaussian_process.kernels"
-_NPY_HEADER_MAX = 1 << 16  # bytes of .npy header allowed beyond the array data
-# a manifest is JSON of a few KB (arrays are members of their own); its parse costs about 10x
-# its size in Python objects, so a cap of 8 MiB keeps a hostile one under ~100 MB
-_MANIFEST_MAX = 1 << 23
-# deflate compresses at most ~1030:1; a large member inflating more than this many times
-# its stored size is a decompression bomb, not data (a real model's arrays: 1-20:1)
-_MAX_RATIO, _RATIO_FROM = 200, 1 << 26
-_DTYPE = re.compile(r"[<>|=]?[biufcUSMm][0-9]{0,6}(\[[a-zA-Z0-9]+\])?")
-_MEMBER = re.compile(r"arrays/[0-9]{5,9}\.npy")
 # the tags of the object tree (see the module docstring): nothing else is dispatched
 _TAGS = frozenset({"complex", "float", "tuple", "set", "frozenset", "dict", "dtype", "nptype",
                    "scalar", "array", "objarray", "generator", "sparse", "randomstate",
                    "estimator", "object", "namedtuple"})
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
-
-
-class FormatError(ValueError):
-    """A file that is not a valid kernelkit model file (or one this version cannot read)."""
-
-
-class SerializationError(ValueError):
-    """An object that cannot be stored without pickle; the message names the attribute."""
 
 
 # ---------------------------------------------------------------------------- classes
@@ -380,16 +375,16 @@ class _Reader:
         info = self.arrays[name]
         if not isinstance(info, dict):
             raise FormatError(f"Member {name} has no valid dtype/shape in the manifest.")
-        dtype, shape = _safe_dtype(info.get("dtype")), _safe_shape(info.get("shape"), name)
+        dtype, shape = safe_dtype(info.get("dtype")), safe_shape(info.get("shape"), name)
         # the member must hold exactly its header and the declared array: a .npy header that
         # lies about the shape, a declared shape of 10^12 elements or a decompression bomb is
         # refused here, before anything of the declared size is allocated
         zinfo = self.zf.getinfo(name)
         n_bytes = math.prod(shape) * dtype.itemsize
-        if zinfo.file_size > n_bytes + _NPY_HEADER_MAX:
+        if zinfo.file_size > n_bytes + NPY_HEADER_MAX:
             raise FormatError(f"Member {name} is larger than its declared array (altered).")
-        _check_ratio(zinfo, name)
-        header = _npy_header(self.zf, name)
+        check_ratio(zinfo, name)
+        header = npy_header(self.zf, name)
         if header[1:] != (dtype, tuple(shape)) or zinfo.file_size != header[0] + n_bytes:
             raise FormatError(f"Member {name} does not hold the {dtype.str} array of shape "
                               f"{tuple(shape)} that the manifest declares (altered).")
@@ -445,13 +440,13 @@ class _Reader:
         return {self.decode(k): self.decode(v) for k, v in node["items"]}
 
     def _dtype(self, node):
-        return _safe_dtype(node["value"])
+        return safe_dtype(node["value"])
 
     def _nptype(self, node):
-        return _safe_dtype(node["value"]).type
+        return safe_dtype(node["value"]).type
 
     def _scalar(self, node):
-        dtype = _safe_dtype(node["dtype"])
+        dtype = safe_dtype(node["dtype"])
         if "array" in node:
             return self.decode(node["array"])[()]
         value = node["value"]
@@ -515,53 +510,6 @@ class _Reader:
         if not (issubclass(cls, tuple) and hasattr(cls, "_fields")):
             raise FormatError(f"{cls.__name__} is not a named tuple.")
         return cls(*[self.decode(v) for v in node["items"]])
-
-
-def _safe_dtype(text: Any) -> np.dtype:
-    """A plain numeric / string / datetime dtype in this machine's byte order, else refuse
-    (object and void dtypes, records, the other byte order, absurd string lengths)."""
-    if not isinstance(text, str) or not _DTYPE.fullmatch(text):
-        raise FormatError(f"Unsupported dtype {str(text)[:40]!r} in the manifest.")
-    try:
-        dtype = np.dtype(text)
-    except (TypeError, ValueError):
-        raise FormatError(f"Unsupported dtype {text!r} in the manifest.") from None
-    if not dtype.isnative:
-        raise FormatError(f"Unsupported dtype {text!r} in the manifest: not this machine's "
-                          "byte order (kernelkit writes native arrays).")
-    return dtype
-
-
-def _safe_shape(shape: Any, name: str) -> list[int]:
-    if not (isinstance(shape, list) and len(shape) <= 32 and all(
-            type(s) is int and 0 <= s < 2**48 for s in shape)):
-        raise FormatError(f"Member {name} has an invalid shape {str(shape)[:60]} in the "
-                          "manifest.")
-    return shape
-
-
-def _check_ratio(zinfo: zipfile.ZipInfo, name: str) -> None:
-    if zinfo.file_size > _RATIO_FROM and zinfo.file_size > _MAX_RATIO * max(
-            zinfo.compress_size, 1):
-        raise FormatError(f"{name} would inflate {zinfo.compress_size} stored bytes to "
-                          f"{zinfo.file_size} (a decompression bomb); refusing to load.")
-
-
-def _npy_header(zf: zipfile.ZipFile, name: str) -> tuple[int, np.dtype, tuple]:
-    """(header length, dtype, shape) of a .npy member, reading its header only."""
-    from numpy.lib import format as npy
-
-    with zf.open(name) as fh:
-        try:
-            version = npy.read_magic(fh)
-            read = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
-            if version not in read:
-                raise ValueError(f"unsupported .npy version {version}")
-            shape, _, dtype = read[version](fh, max_header_size=10_000)
-        except (ValueError, SyntaxError, TypeError, OverflowError, EOFError, zlib.error,
-                zipfile.BadZipFile) as exc:
-            raise FormatError(f"Member {name} is not a plain .npy array ({exc}).") from None
-        return fh.tell(), dtype, tuple(shape)
 
 
 # ------------------------------------------------------------------------ save / load
@@ -684,7 +632,7 @@ def _open(path: str | os.PathLike) -> tuple[zipfile.ZipFile, dict]:
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, EOFError):
-        raise FormatError(f"{path} is not a kernelkit model file ({_foreign(path)}); "
+        raise FormatError(f"{path} is not a kernelkit model file ({describe_foreign(path)}); "
                           f"{_OURS}.") from None
     try:
         manifest = _check_manifest(zf, path)
@@ -695,38 +643,6 @@ def _open(path: str | os.PathLike) -> tuple[zipfile.ZipFile, dict]:
 
 
 _OURS = "kernelkit reads files written by kernelkit.save / kernelkit fit"
-# leading bytes of files people mistake for model files (pickle protocol 2+ starts with
-# 0x80 and the protocol number; joblib writes a pickle, raw or compressed)
-_MAGIC = ((b"\x80", "looks like a pickle/joblib file"),
-          (b"\x1f\x8b", "looks like a gzip file, e.g. a compressed pickle/joblib file"),
-          (b"BZh", "looks like a bz2 file, e.g. a compressed pickle/joblib file"),
-          (b"\xfd7zXZ", "looks like an xz file, e.g. a compressed pickle/joblib file"),
-          (b"ZF", "looks like a zlib-compressed pickle/joblib file"),
-          (b"\x93NUMPY", "looks like a NumPy .npy file"),
-          (b"PAR1", "looks like a Parquet data file"))
-
-
-def _foreign(path: Path) -> str:
-    """What a file that is not a ZIP archive looks like, in words."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(8)
-    except OSError:
-        return "unreadable"
-    if not head:
-        return "the file is empty"
-    for magic, words in _MAGIC:
-        if head.startswith(magic):
-            return words
-    if head[:1] == b"x" and len(head) > 1 and (head[0] * 256 + head[1]) % 31 == 0:
-        return "looks like a zlib-compressed pickle/joblib file"
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError:
-        return "not a ZIP archive, or a truncated one"
-    return "looks like a text file, e.g. CSV"
-
-
 def _read_member(zf: zipfile.ZipFile, name: str, path) -> bytes:
     try:
         return zf.read(name)
@@ -739,9 +655,9 @@ def _check_manifest(zf: zipfile.ZipFile, path) -> dict:
     if MANIFEST not in names:
         raise FormatError(f"{path} is a ZIP archive but not a kernelkit model file (no "
                           f"{MANIFEST}; a NumPy .npz or another program's archive?); {_OURS}.")
-    if zf.getinfo(MANIFEST).file_size > _MANIFEST_MAX:
+    if zf.getinfo(MANIFEST).file_size > MANIFEST_MAX:
         raise FormatError(f"{path}: {MANIFEST} is implausibly large (altered or not ours).")
-    _check_ratio(zf.getinfo(MANIFEST), path)
+    check_ratio(zf.getinfo(MANIFEST), path)
     raw = _read_member(zf, MANIFEST, path)
     try:
         manifest = json.loads(raw.decode("utf-8"))
@@ -770,7 +686,7 @@ def _check_manifest(zf: zipfile.ZipFile, path) -> dict:
                           "(altered after saving).")
     if len(names) != len(set(names)):
         raise FormatError(f"{path} has duplicate members (altered after saving).")
-    odd = [n for n in arrays if not (isinstance(n, str) and _MEMBER.fullmatch(n))]
+    odd = [n for n in arrays if not (isinstance(n, str) and MEMBER.fullmatch(n))]
     if odd:  # kernelkit names its members arrays/NNNNN.npy: nothing else, no paths
         raise FormatError(f"{path} has a member named {str(odd[0])[:80]!r}, not one kernelkit "
                           "writes (altered after saving); refusing to load.")

@@ -30,6 +30,27 @@ from ._online import extend_kernel_ridge, online_state
 
 __all__ = ["KernelRidge"]
 
+def _scaled_weights(sample_weight, X, alphas):
+    """(weights, alphas): weights beyond 1e+-100 times y overflow; (c w, c alpha) is the same
+    problem as (w, alpha), so they are scaled to a maximum of 1 (alpha with them)."""
+    if sample_weight is None:
+        return None, alphas
+    sw = check_sample_weight(sample_weight, X, any_scale=True)
+    if not 1e-100 <= sw.max() <= 1e100:
+        c = float(sw.max())
+        return sw / c, alphas / c
+    return sw, alphas
+
+
+def _check_finite(beta, alphas):
+    if not np.all(np.isfinite(beta)):
+        raise ValueError(
+            "KernelRidge: the dual coefficients overflow float64 (a kernel matrix that is "
+            "(nearly) zero with an alpha this small relative to the sample weights, alpha / "
+            f"max(sample_weight) = {float(np.min(alphas)):.3g}). Increase alpha.")
+    return beta
+
+
 def check_alpha(alpha, n_targets: int, name: str = "alpha") -> np.ndarray:
     """``alpha`` as a float array of length ``n_targets`` (a scalar is broadcast)."""
     a = np.atleast_1d(np.asarray(alpha, dtype=float)).ravel()
@@ -223,12 +244,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         Y = np.asarray(y, dtype=X.dtype).reshape(len(y), -1)
         n, t = Y.shape
         alphas = check_alpha(self.alpha, t)
-        sw = None if sample_weight is None else check_sample_weight(sample_weight, X,
-                                                                     any_scale=True)
-        if sw is not None and not 1e-100 <= sw.max() <= 1e100:
-            # weights 1e300 times y overflow; (c w, c alpha) is the same problem as (w, alpha)
-            c = float(sw.max())
-            sw, alphas = sw / c, alphas / c
+        sw, alphas = _scaled_weights(sample_weight, X, alphas)
         self.kernel_ = resolve_estimator_kernel(self, X.shape[1])
         self.solver_ = choose_solver(self.solver, n, X.dtype.itemsize)
         s = None if sw is None else np.sqrt(sw).astype(X.dtype)
@@ -263,12 +279,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
                 factor = (res.info["factor"], res.info["jitter"])
             if res.info["method"] != "cholesky":
                 self.n_iter_ = max(self.n_iter_, res.n_iter)
-        beta = gamma if s is None else gamma * s[:, None]  # beta = S gamma
-        if not np.all(np.isfinite(beta)):
-            raise ValueError(
-                "KernelRidge: the dual coefficients overflow float64 (a kernel matrix that "
-                "is (nearly) zero with an alpha this small relative to the sample weights, "
-                f"alpha / max(sample_weight) = {float(np.min(alphas)):.3g}). Increase alpha.")
+        beta = _check_finite(gamma if s is None else gamma * s[:, None], alphas)  # S gamma
         if self.fit_intercept:
             # theta_0 = sum_i w_i (y_i - (K beta)_i) / sum_i w_i
             resid = Y - KernelOperator(self.kernel_, X) @ beta

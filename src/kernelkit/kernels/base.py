@@ -59,8 +59,7 @@ class Kernel(PairContractions, Parametrized):
         if Y is not None:
             self._check_pair(X, Y)
         n, m = _n_rows(X), _n_rows(X if Y is None else Y)
-        require_memory(8.0 * n * m * (1 + eval_gradient * self.n_dims), f"The {n:,} x {m:,} "
-                       f"{type(self).__name__} kernel matrix")
+        require_memory(8.0 * n * m * (1 + eval_gradient * self.n_dims), f"The {n} x {m} kernel")
         K = self._compute(X, Y)
         if not eval_gradient:
             return K

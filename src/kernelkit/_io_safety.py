@@ -1,0 +1,122 @@
+"""The model-file checks of :mod:`kernelkit.io` that run before anything is allocated.
+
+What a hostile or damaged file cannot get past: a manifest over ``MANIFEST_MAX`` bytes, a
+member inflating more than ``MAX_RATIO`` times its stored size (a decompression bomb), a
+dtype that is not a plain native numeric / string / datetime type, a shape that is not a
+short list of non-negative integers, a ``.npy`` header that is not version 1 or 2 or longer
+than 10,000 bytes. The errors are :mod:`kernelkit.io`'s (defined here, shown there).
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+import zlib
+from typing import Any
+
+import numpy as np
+
+__all__ = ["FormatError", "SerializationError", "NPY_HEADER_MAX", "MANIFEST_MAX", "MEMBER",
+           "safe_dtype", "safe_shape", "check_ratio", "npy_header", "describe_foreign"]
+
+NPY_HEADER_MAX = 1 << 16  # bytes of .npy header allowed beyond the array data
+# a manifest is JSON of a few KB (arrays are members of their own); its parse costs about 10x
+# its size in Python objects, so a cap of 8 MiB keeps a hostile one under ~100 MB
+MANIFEST_MAX = 1 << 23
+# deflate compresses at most ~1030:1; a large member inflating more than this many times
+# its stored size is a decompression bomb, not data (a real model's arrays: 1-20:1)
+MAX_RATIO, RATIO_FROM = 200, 1 << 26
+DTYPE = re.compile(r"[<>|=]?[biufcUSMm][0-9]{0,6}(\[[a-zA-Z0-9]+\])?")
+MEMBER = re.compile(r"arrays/[0-9]{5,9}\.npy")
+
+
+class FormatError(ValueError):
+    """A file that is not a valid kernelkit model file (or one this version cannot read)."""
+
+    __module__ = "kernelkit.io"
+
+
+class SerializationError(ValueError):
+    """An object that cannot be stored without pickle; the message names the attribute."""
+
+    __module__ = "kernelkit.io"
+
+
+
+def safe_dtype(text: Any) -> np.dtype:
+    """A plain numeric / string / datetime dtype in this machine's byte order, else refuse
+    (object and void dtypes, records, the other byte order, absurd string lengths)."""
+    if not isinstance(text, str) or not DTYPE.fullmatch(text):
+        raise FormatError(f"Unsupported dtype {str(text)[:40]!r} in the manifest.")
+    try:
+        dtype = np.dtype(text)
+    except (TypeError, ValueError):
+        raise FormatError(f"Unsupported dtype {text!r} in the manifest.") from None
+    if not dtype.isnative:
+        raise FormatError(f"Unsupported dtype {text!r} in the manifest: not this machine's "
+                          "byte order (kernelkit writes native arrays).")
+    return dtype
+
+
+def safe_shape(shape: Any, name: str) -> list[int]:
+    if not (isinstance(shape, list) and len(shape) <= 32 and all(
+            type(s) is int and 0 <= s < 2**48 for s in shape)):
+        raise FormatError(f"Member {name} has an invalid shape {str(shape)[:60]} in the "
+                          "manifest.")
+    return shape
+
+
+def check_ratio(zinfo: zipfile.ZipInfo, name: str) -> None:
+    if zinfo.file_size > RATIO_FROM and zinfo.file_size > MAX_RATIO * max(
+            zinfo.compress_size, 1):
+        raise FormatError(f"{name} would inflate {zinfo.compress_size} stored bytes to "
+                          f"{zinfo.file_size} (a decompression bomb); refusing to load.")
+
+
+def npy_header(zf: zipfile.ZipFile, name: str) -> tuple[int, np.dtype, tuple]:
+    """(header length, dtype, shape) of a .npy member, reading its header only."""
+    from numpy.lib import format as npy
+
+    with zf.open(name) as fh:
+        try:
+            version = npy.read_magic(fh)
+            read = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
+            if version not in read:
+                raise ValueError(f"unsupported .npy version {version}")
+            shape, _, dtype = read[version](fh, max_header_size=10_000)
+        except (ValueError, SyntaxError, TypeError, OverflowError, EOFError, zlib.error,
+                zipfile.BadZipFile) as exc:
+            raise FormatError(f"Member {name} is not a plain .npy array ({exc}).") from None
+        return fh.tell(), dtype, tuple(shape)
+
+
+# leading bytes of files people mistake for model files (pickle protocol 2+ starts with
+# 0x80 and the protocol number; joblib writes a pickle, raw or compressed)
+_MAGIC = ((b"\x80", "looks like a pickle/joblib file"),
+          (b"\x1f\x8b", "looks like a gzip file, e.g. a compressed pickle/joblib file"),
+          (b"BZh", "looks like a bz2 file, e.g. a compressed pickle/joblib file"),
+          (b"\xfd7zXZ", "looks like an xz file, e.g. a compressed pickle/joblib file"),
+          (b"ZF", "looks like a zlib-compressed pickle/joblib file"),
+          (b"\x93NUMPY", "looks like a NumPy .npy file"),
+          (b"PAR1", "looks like a Parquet data file"))
+
+
+def describe_foreign(path) -> str:
+    """What a file that is not a ZIP archive looks like, in words."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+    except OSError:
+        return "unreadable"
+    if not head:
+        return "the file is empty"
+    for magic, words in _MAGIC:
+        if head.startswith(magic):
+            return words
+    if head[:1] == b"x" and len(head) > 1 and (head[0] * 256 + head[1]) % 31 == 0:
+        return "looks like a zlib-compressed pickle/joblib file"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not a ZIP archive, or a truncated one"
+    return "looks like a text file, e.g. CSV"
