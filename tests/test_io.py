@@ -626,3 +626,29 @@ def test_only_the_formats_tags_are_dispatched(saved, tmp_path, tag):
                          lambda m: m["estimator"].update({"$": tag}))
     with pytest.raises(FormatError, match="Unknown tag"):
         load(bad)
+
+
+@pytest.mark.parametrize("tag", [["array"], {"$": "array"}])
+def test_unhashable_tags_are_a_format_error(saved, tmp_path, tag):
+    """A list or dict as a tag raised TypeError (unhashable) from the tag lookup."""
+    bad = _with_manifest(saved, tmp_path / "bad.kkm",
+                         lambda m: m["estimator"].update({"$": tag}))
+    with pytest.raises(FormatError, match="Unknown tag"):
+        load(bad)
+
+
+def test_unsupported_zip_version_is_a_format_error(saved, tmp_path):
+    """A flipped bit in a member's 'version needed to extract' made zipfile raise
+    NotImplementedError ("zip file version 14.8") through load."""
+    data = bytearray(saved.read_bytes())
+    with zipfile.ZipFile(saved) as zf:
+        info = zf.infolist()[1]
+    data[info.header_offset + 4] = 148  # local header: version needed to extract = 14.8
+    for off in range(len(data) - 46):  # the central directory entry of that member too
+        if data[off:off + 4] == b"PK\x01\x02" and int.from_bytes(
+                data[off + 42:off + 46], "little") == info.header_offset:
+            data[off + 6] = 148
+    bad = tmp_path / "bad.kkm"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(FormatError):
+        load(bad)

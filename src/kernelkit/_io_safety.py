@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["FormatError", "SerializationError", "NPY_HEADER_MAX", "MANIFEST_MAX", "MEMBER",
+           "ZIP_ERRORS",
            "safe_dtype", "safe_shape", "check_ratio", "npy_header", "describe_foreign"]
 
 NPY_HEADER_MAX = 1 << 16  # bytes of .npy header allowed beyond the array data
@@ -28,6 +29,8 @@ MANIFEST_MAX = 1 << 23
 MAX_RATIO, RATIO_FROM = 200, 1 << 26
 DTYPE = re.compile(r"[<>|=]?[biufcUSMm][0-9]{0,6}(\[[a-zA-Z0-9]+\])?")
 MEMBER = re.compile(r"arrays/[0-9]{5,9}\.npy")
+# what reading a damaged member raises (a flipped bit in a version field: NotImplementedError)
+ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, NotImplementedError, OSError, EOFError)
 
 
 class FormatError(ValueError):
@@ -84,8 +87,7 @@ def npy_header(zf: zipfile.ZipFile, name: str) -> tuple[int, np.dtype, tuple]:
             if version not in read:
                 raise ValueError(f"unsupported .npy version {version}")
             shape, _, dtype = read[version](fh, max_header_size=10_000)
-        except (ValueError, SyntaxError, TypeError, OverflowError, EOFError, zlib.error,
-                zipfile.BadZipFile) as exc:
+        except (ValueError, SyntaxError, TypeError, OverflowError, *ZIP_ERRORS) as exc:
             raise FormatError(f"Member {name} is not a plain .npy array ({exc}).") from None
         return fh.tell(), dtype, tuple(shape)
 

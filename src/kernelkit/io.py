@@ -78,6 +78,7 @@ from ._io_safety import (
     MANIFEST_MAX,
     MEMBER,
     NPY_HEADER_MAX,
+    ZIP_ERRORS,
     FormatError,
     SerializationError,
     check_ratio,
@@ -408,7 +409,7 @@ class _Reader:
         if not isinstance(node, dict) or "$" not in node:
             raise FormatError(f"Unexpected JSON value in the object tree: {str(node)[:80]}")
         tag = node["$"]
-        handler = getattr(self, "_" + tag, None) if tag in _TAGS else None
+        handler = getattr(self, "_" + tag, None) if isinstance(tag, str) and tag in _TAGS else None
         if handler is None:
             raise FormatError(f"Unknown tag {tag!r} in the object tree (newer format?).")
         try:
@@ -631,7 +632,7 @@ def _open(path: str | os.PathLike) -> tuple[zipfile.ZipFile, dict]:
         raise FileNotFoundError(f"No such model file: {path}")
     try:
         zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, EOFError):
+    except ZIP_ERRORS:
         raise FormatError(f"{path} is not a kernelkit model file ({describe_foreign(path)}); "
                           f"{_OURS}.") from None
     try:
@@ -646,7 +647,7 @@ _OURS = "kernelkit reads files written by kernelkit.save / kernelkit fit"
 def _read_member(zf: zipfile.ZipFile, name: str, path) -> bytes:
     try:
         return zf.read(name)
-    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError) as exc:
+    except (*ZIP_ERRORS, ValueError) as exc:
         raise FormatError(f"{path}: member {name} is corrupted or truncated ({exc}).") from None
 
 
@@ -733,7 +734,7 @@ def read_manifest(path: str | os.PathLike, *, verify: bool = True) -> dict:
             for name in manifest["arrays"]:
                 try:
                     reader.array(name)
-                except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
+                except ZIP_ERRORS as exc:
                     raise FormatError(f"{path}: member {name} is corrupted ({exc}).") from None
                 except FormatError as exc:
                     raise _named(exc, path) from None
@@ -767,7 +768,7 @@ def load(path: str | os.PathLike) -> Any:
             for name in manifest["arrays"]:  # verify every checksum, even unused members
                 reader.array(name)
             model = reader.decode(manifest.get("estimator"))
-        except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
+        except ZIP_ERRORS as exc:
             raise FormatError(f"{path}: a member is corrupted or truncated ({exc}).") from None
         except RecursionError:
             raise FormatError(f"{path}: the object tree is nested too deeply.") from None
