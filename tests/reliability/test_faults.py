@@ -49,11 +49,15 @@ def test_interrupted_command_leaves_no_output(tmp_path, command, sig):
     assert len(r["stderr"].splitlines()) == 1 and "no partial output" in r["stderr"]
 
 
-def test_killed_dask_worker_gives_the_same_model_or_an_error():
+@pytest.mark.parametrize("kill_after", [0.05, 0.5])
+def test_killed_dask_worker_gives_the_same_model_or_an_error(kill_after):
+    """Killed while Y was broadcast (0.05 s), the fit hung: the scheduler kept trying to
+    replicate to the dead worker. Now Y and the target parts are futures of tasks that hold
+    their data, recomputed when their worker dies."""
     pytest.importorskip("distributed")
     cluster, client = rel.local_cluster()
     try:
-        r = rel.dask_worker_killed(client, 0.5)
+        r = rel.dask_worker_killed(client, kill_after)
     finally:
         client.close()
         cluster.close()

@@ -118,6 +118,17 @@ def as_row_chunked(A, name: str = "X", dtype=None, n_rows_chunks=None):
     return A.astype(dtype) if A.dtype != dtype else A
 
 
+def _identity(a):
+    return a
+
+
+def recomputable(client, arrays) -> list:
+    """Futures of ``arrays`` under fresh keys, each made by a task that holds its array: if
+    the worker keeping one dies, the scheduler runs the task again (``client.scatter`` data
+    has no lineage and is lost with its worker)."""
+    return [client.submit(_identity, a, pure=False) for a in arrays]
+
+
 def persist_rows(client, A):
     """Persist a row-chunked ``A`` on the workers: ``(A, chunk futures in row order, offsets)``.
 
@@ -251,9 +262,11 @@ class DaskKernelOperator(KernelOperator):
         self.keep_blocks = False  # the blocks live on the workers: formed on every pass
         self._kept = None
         self.X, self._futures, self.offsets = persist_rows(self.client, X)
-        # a fresh key: scattered by content, Y shared its key with the ndarray that a lazy
-        # ``op @ V`` graph embeds, and was lost when that computation released it
-        [self._Y_future] = self.client.scatter([self.Y], broadcast=True, hash=False)
+        # a fresh key (by content, Y shared its key with the ndarray that a lazy ``op @ V``
+        # graph embeds, and was lost when that computation released it), and a task that
+        # holds the data: a worker killed mid-fit is recomputed from it (scattered data has no
+        # lineage, and broadcasting it hung replicating to the dead worker)
+        [self._Y_future] = recomputable(self.client, [self.Y])
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -283,10 +296,10 @@ class DaskKernelOperator(KernelOperator):
         U = np.asarray(U, dtype=dtype) if self.fixed_blocks else np.asarray(U)
         if U.shape[0] != self.shape[0]:
             raise ValueError(f"Operator has {self.shape[0]} rows but {name} has {U.shape[0]}.")
-        # scattered under fresh keys: arrays passed to map are keyed by their content,
-        # and the same rows sent again while an earlier pass releases them got lost
-        return self.client.scatter([U[a:b] for a, b in zip(self.offsets[:-1], self.offsets[1:])],
-                                   hash=False)
+        # under fresh keys (arrays passed to map are keyed by their content, and the same
+        # rows sent again while an earlier pass releases them got lost), recomputable
+        return recomputable(self.client, [U[a:b] for a, b in zip(self.offsets[:-1],
+                                                                 self.offsets[1:])])
 
     def _chunk_names(self) -> list[str]:
         """``"i (rows a to b)"`` for each row chunk (for error messages)."""
