@@ -81,10 +81,17 @@ def dask_worker_killed(client, kill_after: float, n: int = 6000) -> dict:
     runner.shutdown(wait=False)
     took = time.perf_counter() - t0
     killer.join()
-    # the nanny restarts the worker; wait for it before the next round
-    client.wait_for_workers(2, timeout=60)
+    # the nanny restarts the worker; wait for it (and for its pid) before the next round
+    now = {}
+    for _ in range(30):
+        try:
+            client.wait_for_workers(2, timeout=60)
+            now = client.run(os.getpid)
+            break
+        except Exception:  # noqa: BLE001 - a worker still restarting: ask again
+            time.sleep(1.0)
     return dict(outcome=outcome, rel_diff=diff, seconds=took, reference_s=t_ref,
-                killed=victim not in client.run(os.getpid).values())
+                killed=victim not in now.values())
 
 
 def local_cluster():
@@ -190,7 +197,7 @@ def campaign(size: int, jobs: int, seed: int) -> Table:
     rows, failures, details = [], 0, []
     cluster, client = local_cluster()
     try:
-        res = [dask_worker_killed(client, t) for t in (0.3, 0.8, 1.5, 2.5, 4.0)]
+        res = [dask_worker_killed(client, t) for t in (0.05, 0.3, 0.8, 1.5, 2.5)]
     finally:
         client.close()
         cluster.close()
@@ -198,7 +205,7 @@ def campaign(size: int, jobs: int, seed: int) -> Table:
     failures += len(bad)
     outcomes = ", ".join(sorted({r["outcome"] for r in res}))
     diffs = [r["rel_diff"] for r in res if np.isfinite(r["rel_diff"])]
-    rows.append(["Dask worker SIGKILLed mid NystromKernelRidge fit (kill at 0.3-4 s)", len(res),
+    rows.append(["Dask worker SIGKILLed mid NystromKernelRidge fit (kill at 0.05-2.5 s)", len(res),
                  outcomes, f"max rel. coef. diff {max(diffs) if diffs else float('nan'):.1e}; "
                  f"fit {min(r['seconds'] for r in res):.1f}-{max(r['seconds'] for r in res):.1f}"
                  f" s vs {res[0]['reference_s']:.1f} s undisturbed", len(bad)])
