@@ -13,7 +13,7 @@ from ._cli_info import CLIError
 
 __all__ = ["CSV_SUFFIXES", "PARQUET_SUFFIXES", "read_table", "feature_matrix", "write_table",
            "check_missing", "check_suffix", "column", "non_numeric", "one_line",
-           "pandas_module"]
+           "pandas_module", "existing_data_file"]
 
 CSV_SUFFIXES = {".csv", ".txt", ".tsv"}
 PARQUET_SUFFIXES = {".parquet", ".pq"}
@@ -41,12 +41,18 @@ def check_suffix(path: Path, what: str) -> str:
     return suffix
 
 
-def read_table(path: str):
-    """A pandas DataFrame from a CSV or Parquet file, with one-line errors."""
+def existing_data_file(path: str) -> tuple[Path, str]:
+    """``(path, suffix)`` of a data file that exists and has a CSV/Parquet suffix."""
     p = Path(path)
     suffix = check_suffix(p, "data file")
     if not p.is_file():
         raise CLIError(f"data file not found: {path}")
+    return p, suffix
+
+
+def read_table(path: str):
+    """A pandas DataFrame from a CSV or Parquet file, with one-line errors."""
+    p, suffix = existing_data_file(path)
     pd = pandas_module()
     try:
         if suffix in PARQUET_SUFFIXES:

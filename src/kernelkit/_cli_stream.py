@@ -17,6 +17,7 @@ from ._cli_data import (
     CSV_SUFFIXES,
     PARQUET_SUFFIXES,
     check_suffix,
+    existing_data_file,
     feature_matrix,
     one_line,
     pandas_module,
@@ -32,10 +33,7 @@ DEFAULT_CHUNK_ROWS = 100_000
 
 def csv_chunks(path: str, chunk_rows: int):
     """DataFrames of at most ``chunk_rows`` rows of a CSV/TSV file (one-line errors)."""
-    p = Path(path)
-    suffix = check_suffix(p, "data file")
-    if not p.is_file():
-        raise CLIError(f"data file not found: {path}")
+    p, suffix = existing_data_file(path)
     pd = pandas_module()
     try:
         reader = pd.read_csv(p, sep="\t" if suffix == ".tsv" else ",", chunksize=chunk_rows)
