@@ -122,10 +122,14 @@ class BlockCholesky:
             raise ValueError(
                 f"Shapes do not fit: L {self.shape}, A12 {A12.shape}, A22 {A22.shape}.")
         RT = self.solve(A12)  # R^T = L^-1 A12
+        # the jitter is relative to the new block's own diagonal, as in a fit on all points:
+        # the Schur complement's is rounding error when the new points duplicate old ones
+        scale = float(np.mean(np.diagonal(A22))) if k else None
         S = A22
         S -= RT.T @ RT  # Schur complement A22 - R R^T
         D, jitter = jitter_cholesky(
             S, overwrite_a=True, what=what + " (block of the new points)", hint=hint,
+            scale=scale,
             min_pivot=(n + k) * float(np.finfo(np.result_type(self.dtype, S)).eps))
         out = BlockCholesky.__new__(BlockCholesky)
         out.diag_blocks = [*self.diag_blocks, D]

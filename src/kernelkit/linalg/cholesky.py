@@ -67,6 +67,7 @@ def jitter_cholesky(
     hint: str = "increase alpha (the noise / regularization) or check the kernel",
     max_relative_jitter: float = 1e-4,
     min_pivot: float = 0.0,
+    scale: float | None = None,
 ) -> tuple[np.ndarray, float]:
     """Lower Cholesky factor of a symmetric matrix, adding diagonal jitter if needed.
 
@@ -89,6 +90,11 @@ def jitter_cholesky(
         is singular up to rounding (duplicated inputs, no noise) can pass LAPACK with a
         pivot made of rounding error, and its solves are then meaningless. E.g.
         ``n * eps``; 0.0 accepts any factor LAPACK accepts.
+    scale : float, optional
+        The "mean diagonal" that the jitter ladder and ``min_pivot`` are relative to;
+        default: A's own. A Schur complement (a factor extended by new points) passes the
+        mean diagonal of the block it came from: its own is rounding error when the new
+        points duplicate old ones.
 
     Returns
     -------
@@ -106,7 +112,8 @@ def jitter_cholesky(
     ([[2.0, 0.0], [1.0, 1.414]], 0.0)
     """
     F = _lapack_view(A, overwrite_a, what)
-    L, jitter, scale = _factor_with_jitter(F, what, hint, max_relative_jitter, min_pivot)
+    L, jitter, scale = _factor_with_jitter(F, what, hint, max_relative_jitter, min_pivot,
+                                           scale)
     if jitter > 0:
         warnings.warn(
             f"The {what} was not numerically positive definite; added jitter "
@@ -139,13 +146,14 @@ def _lapack_view(A, overwrite_a: bool, what: str) -> np.ndarray:
     return np.asfortranarray(A) if overwrite_a else np.array(A, order="F", copy=True)
 
 
-def _factor_with_jitter(F, what, hint, max_relative_jitter, min_pivot):
+def _factor_with_jitter(F, what, hint, max_relative_jitter, min_pivot, scale=None):
     """``(L, jitter, mean diagonal)``: potrf of F (in place) with the first jitter of the
     ladder 0, 1e-10, ..., ``max_relative_jitter`` (x mean diagonal) that factorizes."""
     n = F.shape[0]
     (potrf,) = get_lapack_funcs(("potrf",), (F,))
     d0 = np.diagonal(F).copy()
-    scale = float(np.mean(d0)) if n else 1.0
+    if scale is None:
+        scale = float(np.mean(d0)) if n else 1.0
     if scale <= 0 or not np.isfinite(scale):
         scale = 1.0
     jitters = [0.0] + [scale * 10.0**e for e in range(-10, 1)

@@ -70,10 +70,14 @@ def cholesky_append(
     # L21^T = L11^-1 A12  (n^2 k)
     L21T = solve_triangular(L, A12, lower=True, check_finite=False)
     # S = A22 - L21 L21^T  (n k^2), then its factor with adaptive jitter (k^3 / 3)
+    # the jitter is relative to the new block's own diagonal, as in a fit on all points:
+    # the Schur complement's is rounding error when the new points duplicate old ones
+    scale = float(np.mean(np.diagonal(A22))) if k else None
     S = A22
     S -= L21T.T @ L21T
     L22, jitter = jitter_cholesky(
         S, overwrite_a=True, what=what + " (block of the new points)", hint=hint,
+        scale=scale,
         min_pivot=(n + k) * float(np.finfo(out.dtype).eps),
     )
     out[n:, :n] = L21T.T
