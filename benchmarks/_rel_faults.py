@@ -119,7 +119,8 @@ def _write_csv(path, n, d=3, seed=0):
 
 def cli_interrupted(command: str, sig: int, delay: float, workdir: str) -> dict:
     """Run ``kernelkit fit`` (a slow GP) or ``kernelkit predict`` (a large file), send ``sig``
-    after ``delay`` s, and report the exit status, stderr and what is left in out/."""
+    after ``delay`` s (predict: once its output file has appeared, i.e. mid-write, however
+    fast the machine), and report the exit status, stderr and what is left in out/."""
     work = Path(workdir)
     out = work / "out"
     out.mkdir(exist_ok=True)
@@ -142,9 +143,17 @@ def cli_interrupted(command: str, sig: int, delay: float, workdir: str) -> dict:
         if not data.exists():
             _write_csv(data, 400_000)
         args = ["predict", "--model", str(model), "--data", str(data),
-                "--out", str(out / "pred.csv")]
+                "--out", str(out / "pred.csv"), "--chunk-rows", "20000"]
     proc = _cli(*args, cwd=work)
-    time.sleep(delay)
+    deadline = time.monotonic() + (delay if command == "fit" else 120.0)
+    while time.monotonic() < deadline and proc.poll() is None:
+        if command == "predict" and any(out.iterdir()):
+            break  # the first chunks are written: 20 chunks in all, most still to come
+        time.sleep(0.01)
+    if proc.poll() is not None:
+        _, err = proc.communicate()
+        return dict(rc=proc.returncode, stderr="finished before the signal: " + err.strip(),
+                    left=sorted(os.listdir(out)))
     proc.send_signal(sig)
     try:
         _, err = proc.communicate(timeout=120)

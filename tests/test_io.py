@@ -652,3 +652,45 @@ def test_unsupported_zip_version_is_a_format_error(saved, tmp_path):
     bad.write_bytes(bytes(data))
     with pytest.raises(FormatError):
         load(bad)
+
+
+@pytest.mark.parametrize("when", ["at creation", "while writing"])
+def test_atomic_write_interrupted_leaves_no_file(tmp_path, monkeypatch, when):
+    """An interrupt right after the temporary file was created (a Ctrl-C / SIGTERM landing
+    before mkstemp's result was stored, found by the reliability test that signals as soon
+    as the file appears) left it behind; none is left now, and the target is untouched."""
+    import os
+
+    from kernelkit.io import atomic_write
+
+    target = tmp_path / "out.csv"
+    target.write_text("old\n")
+    real_open = os.open
+
+    def open_then_interrupt(*args, **kwargs):
+        real_open(*args, **kwargs)  # the file now exists; its descriptor is never returned
+        raise KeyboardInterrupt
+
+    def write(fh):
+        fh.write("partial")
+        raise KeyboardInterrupt
+
+    if when == "at creation":
+        monkeypatch.setattr("kernelkit.io.os.open", open_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write(target, write, mode="w")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
+    assert target.read_text() == "old\n"
+
+
+def test_atomic_write_file_mode_follows_the_umask(tmp_path):
+    import os
+
+    from kernelkit.io import atomic_write
+
+    old = os.umask(0o027)
+    try:
+        path = atomic_write(tmp_path / "m.txt", lambda fh: fh.write("x"), mode="w")
+    finally:
+        os.umask(old)
+    assert path.read_text() == "x" and (path.stat().st_mode & 0o777) == 0o640

@@ -1,8 +1,6 @@
 """``python -m kernelkit``: the same as the ``kernelkit`` command."""
 
-import sys
-
-from kernelkit.cli import main
+from kernelkit.cli import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

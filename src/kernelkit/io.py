@@ -66,7 +66,7 @@ import json
 import math
 import os
 import re
-import tempfile
+import secrets
 import zipfile
 import zlib
 from pathlib import Path
@@ -611,11 +611,12 @@ def atomic_write(path: str | os.PathLike, write, *, mode: str = "wb") -> Path:
     On any error the temporary file is removed and ``path`` is left as it was.
     """
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # the name is chosen before the file exists, so that an interrupt arriving right after
+    # its creation (Ctrl-C, SIGTERM) still finds it to remove: with mkstemp the file existed
+    # before its name was stored, and a signal in between left it behind
+    tmp = str(path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp")
     try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
         with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as fh:
             write(fh)
         os.replace(tmp, path)
