@@ -293,3 +293,47 @@ def test_weak_learner_protocol_is_public_and_built_ins_follow_it():
     assert "WeakLearner" in ens.__all__
     for cls in (ens.DecisionStump, ens.DecisionTree, ens.LinearThreshold):
         assert callable(cls.fit) and hasattr(cls, "_boost_fit")
+
+
+def _quantile_edges_reference(col, max_bins, subsample=20_000):
+    stride = -(-len(col) // subsample)
+    sub = np.sort(col[::stride])
+    n, out = len(sub), []
+    for k in range(1, max_bins):
+        a = sub[(k * n) // max_bins]
+        p = np.searchsorted(sub, a, side="right")
+        if p >= n:
+            break
+        b = sub[p]
+        mid = a + (b - a) / 2.0
+        if mid <= a or mid > b:
+            mid = b
+        if out and mid <= out[-1]:
+            continue
+        out.append(mid)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("n", [3000, 45_001])
+def test_quantile_edges_follow_the_documented_rule(n):
+    """Columns with more distinct values than bins get the edges after the values at ranks
+    floor(k n / max_bins) of their sorted subsample (sorted by NumPy in column batches, the
+    exact columns by numba): the same edges as this direct NumPy reading of the rule."""
+    rng = np.random.default_rng(5)
+    X = np.column_stack([rng.normal(size=n), rng.integers(0, 7, size=n),
+                         rng.standard_cauchy(size=n), np.round(rng.normal(size=n), 2)])
+    for max_bins in (16, 256):
+        B = bin_features(X, max_bins=max_bins)
+        for j in range(X.shape[1]):
+            if len(np.unique(X[:, j])) <= max_bins:
+                assert B.exact[j]
+                continue
+            ref = _quantile_edges_reference(X[:, j], max_bins)
+            assert not B.exact[j] and B.n_bins[j] == len(ref) + 1
+            np.testing.assert_array_equal(B.edges[j, :len(ref)], ref)
+            np.testing.assert_array_equal(B.codes[j], np.searchsorted(ref, X[:, j], "right"))
+    rows = rng.random(n) < 0.5  # edges from some rows, codes for all
+    B = bin_features(X, fit_rows=rows)
+    ref = _quantile_edges_reference(X[rows, 0], 256)
+    np.testing.assert_array_equal(B.edges[0, :len(ref)], ref)
+    np.testing.assert_array_equal(B.codes[0], np.searchsorted(ref, X[:, 0], "right"))

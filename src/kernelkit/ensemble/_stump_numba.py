@@ -35,6 +35,26 @@ __all__ = [
 
 
 @njit(cache=True)
+def _sum(a):  # pragma: no cover - numba
+    """Sum of a 1-D array in index order (numba's ``a.sum()`` adds in the same order, but
+    its generic reduction costs a few tenths of a second of compilation per type)."""
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i]
+    return s
+
+
+@njit(cache=True)
+def _max(a):  # pragma: no cover - numba
+    """Largest entry of a non-empty 1-D array (as ``a.max()``, without compiling it)."""
+    m = a[0]
+    for i in range(1, a.shape[0]):
+        if a[i] > m:
+            m = a[i]
+    return m
+
+
+@njit(cache=True)
 def _wy_hists(codes, wy, hist, j0, m):  # pragma: no cover - numba
     """hist[j, b] = Σ_{code_j = b} w·y for the m ≤ 4 features j0..j0+m−1.
 
@@ -127,7 +147,7 @@ def best_stump_binary(codes, n_bins, w, y_pm):  # pragma: no cover - numba
     errs = np.empty(d)
     bins = np.empty(d, np.int64)
     pols = np.empty(d, np.int64)
-    hist = np.zeros((d, n_bins.max()))
+    hist = np.zeros((d, _max(n_bins)))
     for blk in prange((d + 3) // 4):  # histograms of w·y over the bins, 4 features a pass
         _wy_hists(codes, wy, hist, 4 * blk, min(4, d - 4 * blk))
     for j in prange(d):
@@ -241,7 +261,7 @@ def best_stump_from_histograms(hist, n_bins, criterion):  # pragma: no cover - n
     for b in range(n_bins[0]):
         for k in range(K):
             T[k] += hist[0, b, k]
-    W = T.sum()
+    W = _sum(T)
     tol = 1e-12 * W
     vals = np.empty(d)
     bins = np.zeros(d, np.int64)
@@ -366,7 +386,7 @@ def best_stump_sorted_classes(order, y, w, n_classes, criterion):  # pragma: no 
         if i < 0:
             i = ~i
         T[y[i]] += w[i]
-    W = T.sum()
+    W = _sum(T)
     tol = 1e-12 * W
     vals = np.empty(d)
     pos = np.zeros(d, np.int64)
@@ -377,7 +397,7 @@ def best_stump_sorted_classes(order, y, w, n_classes, criterion):  # pragma: no 
         best = np.inf
         bb = 0
         if criterion == 2:  # the constant stump
-            best = W - T.max()
+            best = W - _max(T)
         wl = 0.0
         for p in range(m):
             i = col[p]
@@ -439,7 +459,7 @@ def tree_level_histograms(codes, y, w, node, n_nodes, max_bins, n_classes):  # p
 @njit(cache=True)
 def _impurity(c, criterion):  # pragma: no cover - numba
     """Weighted impurity W·i(node) of class weights ``c``: 0 gini, 1 entropy, 2 error."""
-    W = c.sum()
+    W = _sum(c)
     if W <= 0.0:
         return 0.0
     if criterion == 0:
@@ -453,7 +473,7 @@ def _impurity(c, criterion):  # pragma: no cover - numba
             if c[k] > 0.0:
                 s -= c[k] * np.log(c[k] / W)
         return s
-    return W - c.max()
+    return W - _max(c)
 
 
 @twin
@@ -469,7 +489,7 @@ def tree_best_splits(hist, n_bins, criterion):  # pragma: no cover - numba
             for k in range(K):
                 tot[k] += hist[m, 0, b, k]
         parent = _impurity(tot, criterion)
-        W = tot.sum()
+        W = _sum(tot)
         tol = 1e-12 * W
         if parent <= tol:  # pure (or empty) node: a leaf
             continue
@@ -481,12 +501,12 @@ def tree_best_splits(hist, n_bins, criterion):  # pragma: no cover - numba
             for b in range(1, n_bins[j]):
                 for k in range(K):
                     L[k] += hist[m, j, b - 1, k]
-                wl = L.sum()
+                wl = _sum(L)
                 if wl <= 0.0 or wl >= W:
                     continue
                 for k in range(K):
                     R[k] = tot[k] - L[k]
-                if R.sum() <= 0.0:
+                if _sum(R) <= 0.0:
                     continue
                 v = _impurity(L, criterion) + _impurity(R, criterion)
                 if v < best - tol or (feat[m] < 0 and v <= best):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._nb_sort import heapsort
 from .base import Loss
 
 __all__ = ["MulticlassLoss", "WestonWatkins", "CrammerSinger"]
@@ -55,8 +56,8 @@ def project_sum_zero(v, lo, hi, out):  # pragma: no cover - numba
             bp[m] = v[j] - lo[j]
             kind[m] = 1
             m += 1
-    order = np.argsort(bp[:m])
-    t_prev = bp[order[0]] if m > 0 else 0.0
+    heapsort(bp[:m], kind[:m])  # kinks in increasing order, each with its slope change
+    t_prev = bp[0] if m > 0 else 0.0
     h_prev = 0.0
     for j in range(k):
         h_prev += min(max(v[j] - t_prev, lo[j]), hi[j])
@@ -66,12 +67,12 @@ def project_sum_zero(v, lo, hi, out):  # pragma: no cover - numba
     else:
         theta = np.nan
         for t in range(m):
-            b = bp[order[t]]
+            b = bp[t]
             h_b = h_prev + slope * (b - t_prev)
             if h_b <= 0.0 and slope < 0:
                 theta = t_prev + h_prev / (-slope)
                 break
-            slope += kind[order[t]]
+            slope += kind[t]
             t_prev, h_prev = b, h_b
         if np.isnan(theta):
             theta = t_prev + h_prev / (-slope) if slope < 0 else t_prev
@@ -95,13 +96,15 @@ def crammer_singer_block(v, y, c, out):  # pragma: no cover - numba
     for j in range(k):
         w[j] = -v[j]
     w[y] += c
-    ws = np.sort(w)[::-1]
+    ws = w.copy()
+    heapsort(ws, ws[:0])  # ascending: read from the end for the decreasing order
     cum = 0.0
     tau = 0.0
     for r in range(k):
-        cum += ws[r]
+        x = ws[k - 1 - r]
+        cum += x
         t = (cum - c) / (r + 1)
-        if ws[r] - t > 0.0:
+        if x - t > 0.0:
             tau = t
     for j in range(k):
         u = w[j] - tau

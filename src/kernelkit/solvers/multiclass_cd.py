@@ -165,6 +165,9 @@ def _scores_sparse(K, sv, cls, val, cols, out):  # pragma: no cover - numba
 def _scores(K, A, cols):
     """``(K alpha)[cols].T``, shape (n_classes, len(cols)), from the nonzeros of alpha."""
     sv, cls = np.nonzero(A)
+    # np.nonzero's index arrays can be strided views: contiguous copies (a few ints) keep
+    # one compiled signature instead of one per layout
+    sv, cls = np.ascontiguousarray(sv), np.ascontiguousarray(cls)
     out = np.zeros((A.shape[1], cols.shape[0]))
     _scores_sparse(K, sv, cls, A[sv, cls], np.ascontiguousarray(cols, dtype=np.int64), out)
     return out
