@@ -44,6 +44,12 @@ pytestmark = [
         ":kernelkit.exceptions.JitterWarning"),
     pytest.mark.filterwarnings(
         "ignore:solve_multiclass_cd reached max_iter:sklearn.exceptions.ConvergenceWarning"),
+    # a GP's marginal likelihood on scikit-learn's tiny check data can be flat to rounding:
+    # L-BFGS-B then stops on a line search (ABNORMAL), which the GP reports; it depends on
+    # the last bits of the BLAS (a fresh-clone CI run met it once, in
+    # check_positive_only_tag_during_fit)
+    pytest.mark.filterwarnings(
+        "ignore:lbfgs failed to converge.*ABNORMAL:sklearn.exceptions.ConvergenceWarning"),
 ]
 
 

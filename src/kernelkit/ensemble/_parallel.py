@@ -1,46 +1,15 @@
-"""Serial and parallel twins of a numba kernel, chosen by the size of the work.
-
-A parallel region costs a thread launch and a join: microseconds on an idle machine, but up
-to milliseconds on a busy one, which dominates small boosting rounds. Each kernel is
-compiled twice from one source (``prange`` is ``range`` in the serial twin) and a call picks
-the parallel twin only when ``work`` (≈ the number of inner-loop steps) is large.
-"""
+"""The boosting fit's per-fit choice between a kernel's serial and parallel twin (the twins
+themselves: :mod:`kernelkit._twin`)."""
 
 from __future__ import annotations
 
 import time
-import types
 
 import numba
-from numba import njit
+
+from .._twin import PARALLEL_WORK, twin
 
 __all__ = ["PARALLEL_WORK", "twin", "Chooser"]
-
-PARALLEL_WORK = 1_000_000
-
-
-def _copy(f, suffix):
-    g = types.FunctionType(f.__code__, f.__globals__, f.__name__ + suffix, f.__defaults__,
-                           f.__closure__)
-    g.__qualname__ = f.__qualname__ + suffix  # its own numba cache file
-    g.__doc__ = f.__doc__
-    g.__module__ = f.__module__
-    return g
-
-
-def twin(f):
-    """Decorator: ``kernel(*args, work=n)`` runs the parallel twin when ``n ≥ PARALLEL_WORK``."""
-    seq = njit(cache=True)(_copy(f, "_seq"))
-    par = njit(parallel=True, cache=True)(_copy(f, "_par"))
-
-    def call(*args, work: int = 0):
-        if work >= PARALLEL_WORK and numba.get_num_threads() > 1:
-            return par(*args)
-        return seq(*args)
-
-    call.__doc__, call.__name__ = f.__doc__, f.__name__
-    call.seq, call.par = seq, par
-    return call
 
 
 class Chooser:

@@ -126,8 +126,11 @@ def _majority_leaves(L, T, W, tol):  # pragma: no cover - numba
 
 
 @twin
-def best_stump_binary(codes, n_bins, w, y_pm):  # pragma: no cover - numba
+def best_stump_binary(codes, n_bins, w, y_pm, hist):  # pragma: no cover - numba
     """Best stump for y ∈ {±1}: minimum weighted error over features, bins and polarities.
+
+    ``hist``: zeros of shape (d, max n_bins), the w·y histograms' storage (allocated by the
+    caller: an allocation inside numba is one more overload to compile on a first call).
 
     With S(b) = Σ_{code<b} w·y and W₋ = Σ_{y=−1} w, the stump that predicts +1 on
     ``code ≥ b`` errs with ε₊(b) = W₋ + S(b); the opposite polarity with ε₋ = W − ε₊.
@@ -147,7 +150,6 @@ def best_stump_binary(codes, n_bins, w, y_pm):  # pragma: no cover - numba
     errs = np.empty(d)
     bins = np.empty(d, np.int64)
     pols = np.empty(d, np.int64)
-    hist = np.zeros((d, _max(n_bins)))
     for blk in prange((d + 3) // 4):  # histograms of w·y over the bins, 4 features a pass
         _wy_hists(codes, wy, hist, 4 * blk, min(4, d - 4 * blk))
     for j in prange(d):
@@ -428,11 +430,11 @@ def best_stump_sorted_classes(order, y, w, n_classes, criterion):  # pragma: no 
 
 
 @twin
-def tree_level_histograms(codes, y, w, node, n_nodes, max_bins, n_classes):  # pragma: no cover
-    """hist[m, j, b, k] = Σ w over samples in node m (of this level) with code b, class k."""
+def tree_level_histograms(codes, y, w, node, hist):  # pragma: no cover
+    """hist[m, j, b, k] += Σ w over samples in node m (of this level) with code b, class k
+    (``hist``: zeros of shape (nodes, d, max bins, classes), allocated by the caller)."""
     d = codes.shape[0]
     n = codes.shape[1]
-    hist = np.zeros((n_nodes, d, max_bins, n_classes))
     for blk in prange((d + 3) // 4):  # four features a pass, as in _class_hists
         j0 = 4 * blk
         if d - j0 >= 4:
@@ -477,14 +479,16 @@ def _impurity(c, criterion):  # pragma: no cover - numba
 
 
 @twin
-def tree_best_splits(hist, n_bins, criterion):  # pragma: no cover - numba
-    """Best split per node: (feature, bin, impurity decrease); feature −1 when none helps."""
+def tree_best_splits(hist, n_bins, criterion, feat, bins, gain, scratch):  # pragma: no cover
+    """Best split per node: (feature, bin, impurity decrease); feature −1 when none helps.
+
+    Written into ``feat`` (−1s), ``bins`` and ``gain`` (zeros) of length n_nodes, with
+    ``scratch`` zeros of shape (n_nodes, 3, K): the caller allocates them (each allocation
+    inside numba is one more overload to compile on a first call).
+    """
     n_nodes, d, _, K = hist.shape
-    feat = np.full(n_nodes, -1, np.int64)
-    bins = np.zeros(n_nodes, np.int64)
-    gain = np.zeros(n_nodes)
     for m in prange(n_nodes):
-        tot = np.zeros(K)
+        tot = scratch[m, 0]
         for b in range(n_bins[0]):
             for k in range(K):
                 tot[k] += hist[m, 0, b, k]
@@ -494,8 +498,8 @@ def tree_best_splits(hist, n_bins, criterion):  # pragma: no cover - numba
         if parent <= tol:  # pure (or empty) node: a leaf
             continue
         best = parent + tol  # like scikit-learn, a split that does not help is still taken
-        L = np.zeros(K)
-        R = np.zeros(K)
+        L = scratch[m, 1]
+        R = scratch[m, 2]
         for j in range(d):
             L[:] = 0.0
             for b in range(1, n_bins[j]):
@@ -538,9 +542,9 @@ def tree_route(codes, node, heap, feat, bins):  # pragma: no cover - numba
 
 
 @njit(cache=True)
-def node_class_totals(node, y, w, n_nodes, n_classes):  # pragma: no cover - numba
-    """tot[m, k] = Σ w over samples in node m with class k (O(n), no features)."""
-    tot = np.zeros((n_nodes, n_classes))
+def node_class_totals(node, y, w, tot):  # pragma: no cover - numba
+    """tot[m, k] += Σ w over samples in node m with class k (O(n), no features; ``tot``:
+    zeros of shape (nodes, classes))."""
     for i in range(node.shape[0]):
         if node[i] >= 0:
             tot[node[i], y[i]] += w[i]

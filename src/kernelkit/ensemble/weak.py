@@ -287,6 +287,7 @@ class DecisionStump(_BaseWeak):
         B: Binned = ctx.binned
         if ctx.criterion == "error" and K == 2:
             j, b, pol, err = ctx.run(nb.best_stump_binary, B.codes, B.n_bins, w, ctx.y_pm,
+                                     np.zeros((B.codes.shape[0], int(B.n_bins.max()))),
                                      work=B.codes.size)
             left, right = (0, 1) if pol > 0 else (1, 0)
             score = err
@@ -495,13 +496,17 @@ class DecisionTree(_BaseWeak):
             n_nodes = 2 ** level
             first = n_nodes - 1  # heap index of this level's node 0
             if level == D:  # leaves: class totals only, no feature histograms
-                tot = nb.node_class_totals(node, ctx.y_idx, w, n_nodes, K)
+                tot = nb.node_class_totals(node, ctx.y_idx, w, np.zeros((n_nodes, K)))
                 value[first:first + n_nodes] = np.argmax(tot, axis=1)
                 break
-            hist = ctx.run(nb.tree_level_histograms, B.codes, ctx.y_idx, w, node, n_nodes,
-                           max_bins, K, work=B.codes.size)
+            hist = ctx.run(nb.tree_level_histograms, B.codes, ctx.y_idx, w, node,
+                           np.zeros((n_nodes, B.codes.shape[0], max_bins, K)),
+                           work=B.codes.size)
             value[first:first + n_nodes] = np.argmax(hist[:, 0].sum(axis=1), axis=1)
-            feat, bins, gain = ctx.run(nb.tree_best_splits, hist, B.n_bins, crit, work=hist.size)
+            feat, bins, gain = ctx.run(
+                nb.tree_best_splits, hist, B.n_bins, crit, np.full(n_nodes, -1, np.int64),
+                np.zeros(n_nodes, np.int64), np.zeros(n_nodes), np.zeros((n_nodes, 3, K)),
+                work=hist.size)
             feature[first:first + n_nodes] = feat
             for m in np.flatnonzero(feat >= 0):
                 threshold[first + m] = B.threshold(int(feat[m]), int(bins[m]))

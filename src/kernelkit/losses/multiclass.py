@@ -42,26 +42,26 @@ def project_sum_zero(v, lo, hi, out):  # pragma: no cover - numba
     # piecewise linear, with kinks at v_j - hi_j (slope -1 begins), v_j - lo_j (it ends)
     k = v.shape[0]
     bp = np.empty(2 * k)
-    kind = np.empty(2 * k, dtype=np.int64)
+    kind = np.empty(2 * k)  # slope changes -1 / +1, as floats: one heapsort signature
     m = 0
     slope0 = 0
     for j in range(k):
         if np.isfinite(hi[j]):
             bp[m] = v[j] - hi[j]
-            kind[m] = -1
+            kind[m] = -1.0
             m += 1
         else:
             slope0 -= 1  # unbounded above: on its slope -1 piece already at theta = -inf
         if np.isfinite(lo[j]):
             bp[m] = v[j] - lo[j]
-            kind[m] = 1
+            kind[m] = 1.0
             m += 1
     heapsort(bp[:m], kind[:m])  # kinks in increasing order, each with its slope change
     t_prev = bp[0] if m > 0 else 0.0
     h_prev = 0.0
     for j in range(k):
         h_prev += min(max(v[j] - t_prev, lo[j]), hi[j])
-    slope = slope0
+    slope = float(slope0)
     if h_prev <= 0.0:  # the root lies left of every kink
         theta = t_prev + h_prev / (-slope0) if slope0 < 0 else t_prev
     else:
@@ -96,7 +96,9 @@ def crammer_singer_block(v, y, c, out):  # pragma: no cover - numba
     for j in range(k):
         w[j] = -v[j]
     w[y] += c
-    ws = w.copy()
+    ws = np.empty(k)
+    for j in range(k):
+        ws[j] = w[j]
     heapsort(ws, ws[:0])  # ascending: read from the end for the decreasing order
     cum = 0.0
     tau = 0.0

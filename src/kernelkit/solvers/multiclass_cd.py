@@ -40,6 +40,7 @@ import numpy as np
 from numba import njit, prange
 
 from .._result import Result
+from .._twin import twin
 from ..exceptions import ConvergenceWarning
 from ..losses.multiclass import MulticlassLoss, block_step
 
@@ -153,7 +154,7 @@ def _shrinkable(A, Fa, active, y, out):  # pragma: no cover - numba
         out[t] = not keep
 
 
-@njit(parallel=True, cache=True)
+@twin
 def _scores_sparse(K, sv, cls, val, cols, out):  # pragma: no cover - numba
     # out[:, t] = sum over nonzeros (i, j, a) of alpha: a K[cols[t], i] into class j
     for t in prange(cols.shape[0]):
@@ -169,7 +170,8 @@ def _scores(K, A, cols):
     # one compiled signature instead of one per layout
     sv, cls = np.ascontiguousarray(sv), np.ascontiguousarray(cls)
     out = np.zeros((A.shape[1], cols.shape[0]))
-    _scores_sparse(K, sv, cls, A[sv, cls], np.ascontiguousarray(cols, dtype=np.int64), out)
+    _scores_sparse(K, sv, cls, A[sv, cls], np.ascontiguousarray(cols, dtype=np.int64), out,
+                   work=len(cols) * len(sv))
     return out
 
 
