@@ -47,7 +47,7 @@ figcaption{font-size:.9em;color:#444;max-width:640px}
 .status-ok{color:#1e7d32}.status-failed{color:#c0392b;font-weight:bold}
 pre{background:#f7f7f7;border:1px solid #ddd;padding:.6em;overflow-x:auto;font-size:.85em}
 .warn{color:#8a5a00;font-size:.9em}
-nav ol{columns:2}
+nav ol{columns:2;column-gap:4em}
 @media (max-width:1000px){nav ol{columns:1}table{font-size:.8em}th,td{padding:.2em .35em}
 td{overflow-wrap:anywhere}}
 """
