@@ -95,3 +95,24 @@ def test_jitter_of_an_appended_block_is_relative_to_its_kernel_diagonal(how):
     expected = np.block([[np.ones((1, 1)), A12], [A12.T, A22]]) + np.diag([0, jitter, jitter])
     expected[1:, 1:] = [[1 + d + jitter, 1 + 2 * d], [1 + 2 * d, 1 + d + jitter]]
     np.testing.assert_allclose(dense @ dense.T, expected, atol=1e-14)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("orders", ["CC", "CF", "FC", "FF"])
+def test_matmul_through_scipy_blas_equals_numpy(dtype, orders):
+    """kernelkit._blas.matmul (the product the block factor uses after its triangular solves,
+    in SciPy's BLAS) equals NumPy's product for either memory order; vectors go to GEMV and
+    non-BLAS inputs (int, strided) to NumPy."""
+    from kernelkit._blas import matmul
+
+    rng = np.random.default_rng(1)
+    A = np.asarray(rng.normal(size=(7, 5)), dtype=dtype, order=orders[0])
+    B = np.asarray(rng.normal(size=(5, 3)), dtype=dtype, order=orders[1])
+    rtol = 1e-12 if dtype == np.float64 else 1e-5
+    out = matmul(A, B)
+    assert out.dtype == dtype and out.shape == (7, 3)
+    np.testing.assert_allclose(out, A @ B, rtol=rtol)
+    np.testing.assert_allclose(matmul(A, B[:, 0].copy()), A @ B[:, 0], rtol=rtol)
+    np.testing.assert_array_equal(matmul(np.ones((2, 2), int), np.ones((2, 2), int)), 2)
+    C = np.asarray(rng.normal(size=(5, 6)), dtype=dtype)[:, ::2]  # strided: NumPy's product
+    np.testing.assert_allclose(matmul(A, C), A @ C, rtol=rtol)

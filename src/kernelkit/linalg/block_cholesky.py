@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import solve_triangular
 
+from .._blas import matmul
 from .cholesky import jitter_cholesky
 
 __all__ = ["BlockCholesky"]
@@ -87,14 +88,14 @@ class BlockCholesky:
             for i, (R, D) in pairs:
                 s, e = off[i], off[i + 1]
                 if s:
-                    X[s:e] -= R @ X[:s]
+                    X[s:e] -= matmul(R, X[:s])
                 X[s:e] = solve_triangular(D, X[s:e], lower=True, check_finite=False)
         else:  # back substitution: x_i = D_i^-T (b_i - sum_{j > i} R_j[:, i]^T x_j)
             for i, (R, D) in reversed(pairs):
                 s, e = off[i], off[i + 1]
                 X[s:e] = solve_triangular(D, X[s:e], lower=True, trans=1, check_finite=False)
                 if s:
-                    X[:s] -= R.T @ X[s:e]
+                    X[:s] -= matmul(R.T, X[s:e])
         return X
 
     def cho_solve(self, B: np.ndarray) -> np.ndarray:
@@ -126,7 +127,7 @@ class BlockCholesky:
         # the Schur complement's is rounding error when the new points duplicate old ones
         scale = float(np.mean(np.diagonal(A22))) if k else None
         S = A22
-        S -= RT.T @ RT  # Schur complement A22 - R R^T
+        S -= matmul(RT.T, RT)  # Schur complement A22 - R R^T
         D, jitter = jitter_cholesky(
             S, overwrite_a=True, what=what + " (block of the new points)", hint=hint,
             scale=scale,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import solve_triangular
 
+from .._blas import matmul
 from .cholesky import jitter_cholesky
 
 __all__ = ["cholesky_append"]
@@ -74,7 +75,7 @@ def cholesky_append(
     # the Schur complement's is rounding error when the new points duplicate old ones
     scale = float(np.mean(np.diagonal(A22))) if k else None
     S = A22
-    S -= L21T.T @ L21T
+    S -= matmul(L21T.T, L21T)
     L22, jitter = jitter_cholesky(
         S, overwrite_a=True, what=what + " (block of the new points)", hint=hint,
         scale=scale,
