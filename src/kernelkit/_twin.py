@@ -1,11 +1,11 @@
 """Serial and parallel twins of a numba kernel, chosen by the size of the work.
 
 A parallel region costs a thread launch and a join: microseconds on an idle machine, but up
-to milliseconds on a busy one, which dominates small boosting rounds; and a parallel kernel
-costs more to compile (a first fit in a fresh environment compiles the serial twin only when
-its problem is small). Each kernel is
-compiled twice from one source (``prange`` is ``range`` in the serial twin) and a call picks
-the parallel twin only when ``work`` (≈ the number of inner-loop steps) is large.
+to milliseconds on a busy one, which dominates small boosting rounds; a parallel kernel also
+takes longer to compile (a first fit on a small problem in a fresh environment compiles only
+the serial twin). Each kernel is compiled twice from one source (``prange`` is ``range`` in
+the serial twin) and a call picks the parallel twin only when ``work`` (≈ the number of
+inner-loop steps) is large.
 """
 
 from __future__ import annotations
