@@ -346,40 +346,6 @@ def _exp_sine_and_derivatives(D, freq, gamma, K, G1, G2):  # pragma: no cover - 
             G2[j, i] = g2
 
 
-@njit(parallel=True, cache=True)
-def _rq_and_derivatives(D, inv_l2, alpha, K, G1, G2):  # pragma: no cover - numba
-    # lower triangle, mirrored: K, dK/dlog l in G1, dK/dlog alpha in G2 from the squared
-    # distances D of one set to itself (u = d^2 / (2 alpha l^2))
-    n = D.shape[0]
-    for i in prange(n):
-        for j in range(i + 1):
-            u = D[i, j] * inv_l2 / (2.0 * alpha)
-            lg = np.log1p(u)
-            k = np.exp(-alpha * lg)
-            g1 = 2.0 * alpha * u / (1.0 + u) * k
-            g2 = alpha * (u / (1.0 + u) - lg) * k
-            K[i, j] = k
-            K[j, i] = k
-            G1[i, j] = g1
-            G1[j, i] = g1
-            G2[i, j] = g2
-            G2[j, i] = g2
-
-
-@njit(parallel=True, cache=True)
-def _rbf_and_derivative(D, inv_l2, K, G):  # pragma: no cover - numba
-    # lower triangle, mirrored: K = exp(-r^2 / 2) and dK/dlog l = r^2 K, r^2 = d^2 / l^2
-    n = D.shape[0]
-    for i in prange(n):
-        for j in range(i + 1):
-            r2 = D[i, j] * inv_l2
-            k = np.exp(-0.5 * r2)
-            K[i, j] = k
-            K[j, i] = k
-            G[i, j] = r2 * k
-            G[j, i] = r2 * k
-
-
 def _outputs(D, count):
     # an optimizer's evaluation reuses the previous evaluation's matrices (kernelkit._scratch)
     return tuple(scratch_empty(D.shape) for _ in range(count))
@@ -395,18 +361,42 @@ def exp_sine_and_derivatives(D: np.ndarray, length_scale: float, periodicity: fl
     return K, G1, G2
 
 
+# The RBF and rational quadratic maps below are NumPy ufuncs written into their outputs (no
+# n x n temporary): NumPy's exp and log1p are SIMD loops, 5-10x faster per element here
+# than numba's scalar calls (numba vectorizes them only with Intel SVML). ExpSineSquared
+# stays in numba: NumPy's float64 sin / cos are not vectorized.
+
+
 def rq_and_derivatives(D: np.ndarray, length_scale: float, alpha: float):
     """RationalQuadratic's K and its derivative matrices (log l, log alpha), new arrays,
-    from the unscaled squared distances ``D`` of one set: one pass of logarithms over one
-    triangle."""
+    from the unscaled squared distances ``D`` of one set (left as they are).
+
+    With u = d^2 / (2 alpha l^2): K = (1 + u)^-alpha = exp(-alpha log1p(u)),
+    dK/dlog l = 2 alpha u / (1 + u) K, dK/dlog alpha = alpha (u / (1 + u) - log1p(u)) K.
+    """
     K, G1, G2 = _outputs(D, 3)
-    _rq_and_derivatives(D, 1.0 / float(length_scale) ** 2, float(alpha), K, G1, G2)
+    alpha = float(alpha)
+    np.multiply(D, 1.0 / (2.0 * alpha * float(length_scale) ** 2), out=G1)  # u
+    np.log1p(G1, out=G2)  # log1p(u)
+    np.add(G1, 1.0, out=K)
+    np.divide(G1, K, out=G1)  # q = u / (1 + u)
+    np.multiply(G2, -alpha, out=K)
+    np.exp(K, out=K)  # K = exp(-alpha log1p(u))
+    np.subtract(G1, G2, out=G2)
+    G2 *= K
+    G2 *= alpha  # alpha (q - log1p(u)) K
+    G1 *= K
+    G1 *= 2.0 * alpha  # 2 alpha q K
     return K, G1, G2
 
 
 def rbf_and_derivative(D: np.ndarray, length_scale: float):
     """The isotropic RBF's K and dK/dlog l, new arrays, from the unscaled squared distances
-    ``D`` of one set: one pass of exponentials over one triangle."""
+    ``D`` of one set (left as they are): r^2 = d^2 / l^2, K = exp(-r^2 / 2), dK/dlog l =
+    r^2 K."""
     K, G = _outputs(D, 2)
-    _rbf_and_derivative(D, 1.0 / float(length_scale) ** 2, K, G)
+    np.multiply(D, 1.0 / float(length_scale) ** 2, out=G)  # r^2
+    np.multiply(G, -0.5, out=K)
+    np.exp(K, out=K)
+    G *= K
     return K, G
