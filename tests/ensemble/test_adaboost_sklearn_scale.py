@@ -148,3 +148,36 @@ def test_log_weighted_error_agrees_with_the_direct_sum_and_survives_underflow():
     expected = np.logaddexp.reduce(log_d2[wrong])
     assert np.isclose(log_weighted_error(log_d2, w2, pred, y), expected, rtol=1e-12)
     assert log_weighted_error(log_d, w, y, y) == -np.inf  # perfect: no misclassified sample
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_one_learner_decision_is_exactly_one_or_minus_one_over_k_minus_one(seed):
+    """scikit-learn's test_adaboost_decision_function compares the set of values: (K G - A) /
+    ((K - 1) A) gave 0.9999999999999999 for some alpha (seed 42 of its fixture); r - (1 - r)
+    / (K - 1) with r = G / A gives 1 and -1/(K - 1) exactly."""
+    from sklearn import datasets
+
+    from kernelkit import AdaBoost
+
+    X, y = datasets.make_classification(n_classes=3, n_clusters_per_class=1,
+                                        random_state=seed)
+    clf = AdaBoost(n_estimators=1, random_state=seed).fit(X, y)
+    assert set(np.unique(clf.decision_function(X))) == {1.0, -0.5}
+    for score in clf.staged_decision_function(X):
+        assert set(np.unique(score)) == {1.0, -0.5}
+
+
+def test_tiny_sample_weights_fit_the_same_model():
+    """Only the ratios of the weights matter (D_1 = w / sum w): weights of 1e-263 (scikit-
+    learn's test_adaboost_numerically_stable_feature_importance_with_small_weights) were
+    refused by the 1e+-100 bound; they now give the unit-weight model."""
+    from kernelkit import AdaBoost
+
+    rng = np.random.default_rng(42)
+    X = rng.normal(size=(300, 5))
+    y = (X[:, 0] + 0.5 * rng.normal(size=300) > 0).astype(int)
+    tiny = AdaBoost(n_estimators=10).fit(X, y, sample_weight=np.full(300, 1e-263))
+    unit = AdaBoost(n_estimators=10).fit(X, y)
+    np.testing.assert_array_equal(tiny.estimator_weights_, unit.estimator_weights_)
+    np.testing.assert_array_equal(tiny.decision_function(X), unit.decision_function(X))
+    assert np.all(np.isfinite(tiny.feature_importances_))

@@ -212,7 +212,13 @@ default="stump"
       (``unnormalized_decision_function``, ``margins``).
     - A perfect weak learner (ε = 0) is kept with a finite weight that outvotes the earlier
       rounds (scikit-learn keeps it with weight 1).
-    - Sparse X is not accepted yet (issue 15).
+    - A single class is refused with the message every kernelkit classifier gives ("AdaBoost
+      needs samples of at least 2 classes; got 1 class: ..."); scikit-learn fits a model
+      whose ``predict_proba`` is a column of ones.
+    - kernelkit's weak learners are deterministic and have no ``random_state``;
+      scikit-learn gives each round's tree its own (its trees permute features at random).
+    - ``sample_weight`` may have any scale (only the ratios matter; it is divided by its
+      maximum), where other kernelkit estimators refuse weights beyond 1e±100.
 
     Examples
     --------
@@ -329,7 +335,10 @@ default="stump"
         classes, y_idx = np.unique(y, return_inverse=True)
         K = len(classes)
         check_two_classes(self, y, classes)
-        sw = check_sample_weight(sample_weight, X, dtype=np.float64)
+        # D_1 = w / sum(w): only the weights' ratios matter, so any scale is accepted and
+        # brought to max 1 (scikit-learn's test fits weights of 1e-263)
+        sw = check_sample_weight(sample_weight, X, dtype=np.float64, any_scale=True)
+        sw = sw / sw.max()
         if not sw.sum() > 0:
             raise ValueError("sample_weight must have a positive sum.")
         rng = check_random_state(self.random_state)
@@ -502,8 +511,11 @@ default="stump"
 
     def _normalized(self, G, total):
         # scikit-learn's SAMME decision Σ_t α_t (1[h_t = k] − 1[h_t ≠ k]/(K − 1)) / Σ_t α_t
+        # written as r - (1 - r)/(K - 1), r = G / Σα, so that one learner gives exactly
+        # 1 and -1/(K - 1), as scikit-learn's (its test compares the sets of values)
         K = self.n_classes_
-        D = (K * G - total) / ((K - 1) * total)
+        r = G / total
+        D = r - (1.0 - r) / (K - 1)
         return D[:, 1] - D[:, 0] if K == 2 else D  # K = 2: 2 F / Σ_t α_t
 
     def _proba(self, decision):
