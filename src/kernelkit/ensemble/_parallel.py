@@ -7,9 +7,9 @@ import time
 
 import numba
 
-from .._twin import PARALLEL_WORK, twin
+from .._twin import PARALLEL_WORK
 
-__all__ = ["PARALLEL_WORK", "twin", "Chooser"]
+__all__ = ["Chooser"]
 
 
 class Chooser:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ._parallel import twin
+from .._twin import twin
 
 __all__ = [
     "best_stump_binary",

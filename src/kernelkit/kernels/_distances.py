@@ -1,9 +1,10 @@
-"""Pairwise distances and fused elementwise kernel maps (BLAS + numba, in place).
+"""Pairwise distances and fused elementwise kernel maps (BLAS + numba or NumPy, in place).
 
 Squared Euclidean distances use the expansion ||x - y||^2 = ||x||^2 + ||y||^2 - 2 x.y
 (one GEMM), clipped at 0. The elementwise maps that turn a Gram/distance matrix into
-a kernel matrix run in place, in parallel numba loops, so a kernel matrix costs one
-output-sized array and no temporaries.
+a kernel matrix run in place, in parallel numba loops (or, for the RBF and rational
+quadratic maps with their derivatives, NumPy's SIMD ufuncs written into the outputs), so
+a kernel matrix costs one output-sized array and no temporaries.
 """
 
 from __future__ import annotations
