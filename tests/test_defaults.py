@@ -2,7 +2,9 @@
 
 Every classifier with its default arguments, on iris, wine and breast cancer (standardized
 inside the pipeline; 5-fold stratified cross-validation, seed 0), against the default of its
-scikit-learn peer:
+scikit-learn peer. A randomized estimator gets ``random_state=0``, which is the default of
+its peer ``Perceptron`` (ours defaults to None, as most of scikit-learn: an unseeded run of the
+kernel perceptron on wine ranges over 0.93-0.98, mean 0.958 over 40 seeds):
 
 =================  ============================  ==========================================
 ours               peer (default arguments)      rule
@@ -57,7 +59,10 @@ def _cv_accuracy(est, X, y):
 def test_default_accuracy_is_the_peers(name, dataset):
     ours_cls, peer_cls, two_sided, allowance = CASES[name]
     X, y = DATASETS[dataset](return_X_y=True)
-    ours = _cv_accuracy(ours_cls(), X, y)
+    ours_est = ours_cls()
+    if "random_state" in ours_est.get_params():
+        ours_est.set_params(random_state=0)  # a deterministic test; the peer's default seed
+    ours = _cv_accuracy(ours_est, X, y)
     peer = _cv_accuracy(peer_cls(), X, y)
     assert ours >= peer - allowance.get(dataset, 0.01), (ours, peer)
     if two_sided:
