@@ -6,7 +6,8 @@ that has no defaults and no entry there fails :func:`test_every_public_kernel_is
 Each instance must give: a symmetric, PSD matrix (on 1-D data, where the periodic kernel is
 PSD too), ``diag(X) == diagonal(K(X))``, analytic gradients equal to central finite
 differences in log space (and ``gradient_dot`` equal to their contractions),
-``block`` = ``__call__`` on checked inputs, clone / get_params, and save / load.
+``block`` = ``__call__`` on checked inputs, fused tiles from ``tile_factors`` (when it
+offers them) equal to the kernel, clone / get_params, and save / load.
 """
 
 from __future__ import annotations
@@ -129,6 +130,34 @@ def test_block_is_the_call_on_checked_inputs(make):
             K = k(X)
             off = ~np.eye(X.shape[0], dtype=bool)[[0, 5, 2]]  # (callers set the diagonal)
             np.testing.assert_allclose(out[off], K[[0, 5, 2]][off], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("make", _instances())
+def test_tile_factors_give_the_kernel(make, dtype):
+    """Where a kernel offers fused tiles, every tile of K(X, Y) and K(X, X) is the kernel."""
+    from kernelkit.linalg.fused import tile_plan
+
+    k = make()
+    if isinstance(k, kernels.Precomputed):
+        assert k.tile_factors(_data(k)) is None
+        return
+    X = k.check_input(_data(k, n=11).astype(dtype))
+    Y = k.check_input(_data(k, n=7, seed=1).astype(dtype))
+    tol = dict(rtol=1e-12, atol=1e-13) if dtype == np.float64 else dict(rtol=2e-5, atol=2e-6)
+    for Z in (Y, None):
+        plan = tile_plan(k, X, Z)
+        if plan is None:
+            continue
+        K = k(X.astype(np.float64), None if Z is None else Z.astype(np.float64))
+        out = np.empty((4, 5), dtype=dtype)
+        n, m = K.shape
+        for r in range(0, n, 4):  # every 4 x 5 tile, the diagonal ones included
+            for c in range(0, m, 5):
+                rows, cols = slice(r, min(r + 4, n)), slice(c, min(c + 5, m))
+                T = plan.tile(rows, cols, out)
+                assert T.dtype == dtype
+                np.testing.assert_allclose(T, K[rows, cols], **tol)
 
 
 @pytest.mark.parametrize("make", _instances())

@@ -102,6 +102,18 @@ class Kernel(PairContractions, Parametrized):
         tiled Gram matrices) without knowing the kernel's type."""
         return None
 
+    def tile_factors(self, X, Y=None):
+        """How a tile of ``K(X, Y)`` is formed from one product of factor rows, or None.
+
+        Returns ``(kind, A, B, param, scale)`` for dense float rows (``Y=None``: X with
+        itself): ``kind`` "exp" gives ``scale * exp(A B^T)``; "matern" gives
+        ``scale * Matern_nu(r)`` with ``r^2 = -2 A B^T`` (``param`` = 2 nu); "power" gives
+        ``scale * (A B^T)^param``; "l1" gives ``scale * exp(-||a - b||_1)`` over the rows of
+        A and B. :mod:`kernelkit.linalg.fused` forms products tile by tile from these
+        without knowing the kernel's type; kernels without such a form return None.
+        """
+        return None
+
     def sparse_row_products(self, X):
         """For sparse X, an object whose ``into(out, rows, slots)`` writes rows of K(X, X)
         (Linear, RBF: ``SparseRowProducts``), else None: rows come from :meth:`block`."""
@@ -515,6 +527,15 @@ class Product(_Binary):
     def __repr__(self):
         return f"{self.k1!r} * {self.k2!r}"
 
+    def tile_factors(self, X, Y=None):
+        # c * k: the tiles of k, scaled
+        pair = _constant_factor(self.k1, self.k2)
+        f = None if pair is None else pair[1].tile_factors(X, Y)
+        if f is None:
+            return None
+        kind, A, B, param, scale = f
+        return kind, A, B, param, scale * float(pair[0].value)
+
     def _compute(self, X, Y):
         pair = _constant_factor(self.k1, self.k2)
         if pair is not None:  # c * K2: scale instead of multiplying by a full matrix of c
@@ -742,6 +763,13 @@ class Scale(_Wrapper):
 
     def __repr__(self):
         return f"{np.sqrt(self.scale):.3g}**2 * {self.kernel!r}"
+
+    def tile_factors(self, X, Y=None):
+        f = self.kernel.tile_factors(X, Y)
+        if f is None:
+            return None
+        kind, A, B, param, scale = f
+        return kind, A, B, param, scale * float(self.scale)
 
     def _compute(self, X, Y):
         K = self.kernel._compute(X, Y)

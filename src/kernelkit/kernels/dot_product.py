@@ -71,6 +71,23 @@ class Polynomial(Kernel):
         self.gamma_bounds = gamma_bounds
         self.coef0_bounds = coef0_bounds
 
+    def tile_factors(self, X, Y=None):
+        # (gamma x.y + coef0)^degree = ([gamma x, coef0] . [y, 1])^degree
+        Yr = X if Y is None else Y
+        if not all(isinstance(Z, np.ndarray) and Z.ndim == 2
+                   and Z.dtype in (np.float32, np.float64) for Z in (X, Yr)):
+            return None
+        if X.dtype != Yr.dtype or not float(self.gamma) > 0:
+            return None
+        A = np.empty((X.shape[0], X.shape[1] + 1), dtype=X.dtype)
+        A[:, :-1] = X
+        A[:, :-1] *= self.gamma
+        A[:, -1] = self.coef0
+        B = np.empty((Yr.shape[0], Yr.shape[1] + 1), dtype=X.dtype)
+        B[:, :-1] = Yr
+        B[:, -1] = 1.0
+        return "power", A, B, float(self.degree), 1.0
+
     def _compute(self, X, Y):
         G = dist.gram(X, Y)
         dist.power_affine(G, float(self.gamma), float(self.coef0), float(self.degree))

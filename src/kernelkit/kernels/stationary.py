@@ -64,6 +64,13 @@ def _dot_parts(entry, W):
     return _frobenius(W, K), np.array([_frobenius(W, G) for G in derivatives])
 
 
+def _dense_pair(X, Y) -> bool:
+    """Whether X and Y (None: X) are dense float arrays of one dtype (fused tiles)."""
+    Y = X if Y is None else Y
+    return all(isinstance(Z, np.ndarray) and Z.ndim == 2 and Z.dtype in (np.float32, np.float64)
+               for Z in (X, Y)) and X.dtype == Y.dtype
+
+
 def _centred(X):
     """``X`` minus its column means in float64: distances do not change, the rounding of
     the differences of large coordinates (years, say) shrinks."""
@@ -190,6 +197,12 @@ class RBF(_LengthScaleKernel):
         Xs = self._scaled(X)
         return (dist.augmented(Xs, left=True),
                 dist.augmented(Xs if Y is None else self._scaled(Y), left=False))
+
+    def tile_factors(self, X, Y=None):
+        if not _dense_pair(X, Y):
+            return None
+        A, B = self.exp_factors(*dist.centre_pair(X, Y))  # exp(A B^T) = K
+        return "exp", A, B, None, 1.0
 
     def sparse_row_products(self, X):
         """Rows of exp(-||x - y||^2 / (2 l^2)) for sparse X from its columns: gamma
@@ -327,6 +340,12 @@ class Laplacian(_LengthScaleKernel):
         self.length_scale = length_scale
         self.length_scale_bounds = length_scale_bounds
 
+    def tile_factors(self, X, Y=None):
+        if not _dense_pair(X, Y):
+            return None
+        Xs = self._scaled(X)  # exp(-||a - b||_1) over the scaled rows
+        return "l1", Xs, Xs if Y is None else self._scaled(Y), None, 1.0
+
     def _compute(self, X, Y):
         # k = exp(-sum_d |x_d - y_d| / l_d)
         Xs = self._scaled(X)
@@ -393,6 +412,15 @@ class Matern(_LengthScaleKernel):
         if isinstance(self.nu, bool) or self.nu not in (0.5, 1.5, 2.5):
             raise ValueError(f"Matern nu must be 0.5, 1.5 or 2.5; got {self.nu!r}.")
         return int(round(2 * self.nu))
+
+    def tile_factors(self, X, Y=None):
+        nu2 = self._nu2()
+        if not _dense_pair(X, Y) or nu2 not in (1, 3, 5):
+            return None
+        Xc, Yc = dist.centre_pair(X, Y)
+        Xs = self._scaled(Xc)  # r^2 = -2 A B^T, A and B the RBF's augmented rows
+        Ys = Xs if Yc is None else self._scaled(Yc)
+        return "matern", dist.augmented(Xs, left=True), dist.augmented(Ys, left=False), nu2, 1.0
 
     def _compute(self, X, Y):
         nu2 = self._nu2()

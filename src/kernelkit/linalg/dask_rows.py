@@ -34,6 +34,7 @@ from .blocks import (
     sum_partial_tuples,
     sum_partials,
 )
+from .fused import block_partial
 from .operator import KernelOperator
 
 __all__ = [
@@ -195,6 +196,10 @@ def _chunk_partials(x, u, Y, kernel, V, rows):
     slices = block_slices(x.shape[0], rows)
 
     def part(sl):
+        # strip by strip in cache when the kernel has a tile plan (as in memory)
+        p = block_partial(kernel, x[sl], Y, V, None if u is None else u[sl])
+        if p is not None:
+            return p
         Kb = kernel.block(x[sl], Y)
         if V is None:
             return Kb.T @ u[sl]  # K_b^T U_b

@@ -19,6 +19,7 @@ import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
 from ..kernels import resolve_kernel
+from . import fused
 from .blocks import (
     block_rows,
     block_slices,
@@ -115,6 +116,7 @@ class KernelOperator:
         self.block_rows = None if block_rows is None else int(block_rows)
         self.keep_blocks = bool(keep_blocks)
         self._kept = None
+        self._plan = False  # not looked up yet
 
     # ---------------------------------------------------------------- basics
     @property
@@ -226,12 +228,54 @@ class KernelOperator:
             out[sl] = np.diagonal(self.kernel.block(self.X[sl], self.Y[sl]))
         return out
 
+    # ----------------------------------------------------------- fused tiles
+    def _tile_plan(self, A=None):
+        """The fused tile plan of the whole operator (:mod:`kernelkit.linalg.fused`) when
+        the products of ``A`` (V or U) go through it, else None: a kernel with a plan,
+        dense rows, at most ``MAX_FUSED_COLUMNS`` columns, blocks not kept."""
+        if A is not None and (A.ndim > 2 or (A.ndim == 2 and A.shape[1] > fused.MAX_FUSED_COLUMNS)):
+            return None
+        if self.keep_blocks or self.accepts.__func__ is not KernelOperator.accepts.__func__:
+            return None
+        if self._plan is False:
+            self._plan = fused.tile_plan(self.kernel, self.X, None if self.symmetric else self.Y)
+        return self._plan
+
+    def _fixed_partials(self, V, U):
+        """``sum_b K_b^T (K_b V + U_b)`` (``V=None``: ``K_b^T U_b``) over the fixed blocks in
+        block order, each block strip by strip in cache (:func:`fused.block_partial`, as
+        the dask operator's chunks), or None when the blocks are formed whole."""
+        if (self.keep_blocks or self.symmetric
+                or self.accepts.__func__ is not KernelOperator.accepts.__func__
+                or fused.tile_plan(self.kernel, self.X[:1], self.Y[:1]) is None):
+            return None
+        slices = self._slices()
+        Vt = None if V is None else np.asarray(V, dtype=self.block_dtype)
+
+        def part(sl):
+            p = fused.block_partial(self.kernel, self.X[sl], self.Y, Vt,
+                                    None if U is None else U[sl])
+            if p is None:  # a strip does not fit: the whole block
+                Kb = self._block(sl, None)
+                W = Kb @ Vt if Vt is not None else U[sl]
+                if Vt is not None and U is not None:
+                    W += U[sl]
+                p = Kb.T @ W
+            return p
+
+        threads = parallel_threads(self.shape[0] * self.shape[1]) if self.shape[0] > 1 else 1
+        return sum_partials(map_blocks(part, slices, threads, pin_blas=True))
+
     # --------------------------------------------------------------- products
     def matmul(self, V) -> np.ndarray:
-        """``K @ V`` for V of shape (m,) or (m, k), blockwise over rows."""
+        """``K @ V`` for V of shape (m,) or (m, k), blockwise over rows (fused tiles in
+        cache for the kernels of :func:`~kernelkit.linalg.fused.tile_plan`)."""
         V = np.asarray(V)
         if V.shape[0] != self.shape[1]:
             raise ValueError(f"Operator has {self.shape[1]} columns but V has {V.shape[0]} rows.")
+        plan = self._tile_plan(V)
+        if plan is not None:
+            return fused.fused_matmul(plan, V, acc_dtype=np.result_type(self.dtype, V))
         out = np.empty((self.shape[0],) + V.shape[1:], dtype=np.result_type(self.dtype, V))
         for sl, part in self._map_blocks(lambda sl, Kb: (sl, Kb @ V)):
             out[sl] = part  # (K V)[rows] = K[rows, :] V
@@ -250,6 +294,12 @@ class KernelOperator:
         if U.shape[0] != self.shape[0]:
             raise ValueError(f"Operator has {self.shape[0]} rows but U has {U.shape[0]} rows.")
         U = self._cast(U, self.shape[0], "U")
+        if self.fixed_blocks:
+            if (out := self._fixed_partials(None, U)) is not None:
+                return out
+        elif (plan := self._tile_plan(U)) is not None:
+            return fused.fused_normal_matmul(plan, None, U,
+                                             acc_dtype=np.result_type(self.dtype, U))
         return self._sum(self._map_blocks(lambda sl, Kb: Kb.T @ U[sl]), U)  # sum_b K_b^T U_b
 
     def normal_matmul(self, V, U=None) -> np.ndarray:
@@ -258,6 +308,11 @@ class KernelOperator:
         if self.fixed_blocks:
             V = self._cast(V, self.shape[1], "V")
         U = self._cast(U, self.shape[0], "U")
+        if self.fixed_blocks:
+            if (out := self._fixed_partials(V, U)) is not None:
+                return out
+        elif (plan := self._tile_plan(V)) is not None:
+            return fused.fused_normal_matmul(plan, V, U, acc_dtype=np.result_type(self.dtype, V))
 
         def part(sl, Kb):
             W = Kb @ V

@@ -1,0 +1,351 @@
+"""Fused blockwise kernel products: ``K @ V`` with every kernel tile touched once, in cache.
+
+A product ``K(X, Y) @ V`` is a sum over tiles ``K[I, J] V[J]``. Formed tile by tile, each tile
+``T = K[I, J]`` of ``rows x cols`` entries is
+
+1. one GEMM of *factor rows* (``A[I] B[J]^T``): for the RBF, ``A = [x, ||x||^2, 1]`` and
+   ``B = [y, -1/2, -||y||^2/2]`` (scaled by the length scales) give ``-||x - y||^2 / 2``
+   in one product (:func:`kernelkit.kernels._distances.augmented`); for the polynomial,
+   ``A = [gamma x, coef0]`` and ``B = [y, 1]`` give ``gamma x.y + coef0``;
+2. the elementwise map in place (NumPy's SIMD ``exp``, or a serial numba loop);
+3. ``acc[I] += T @ V[J]``,
+
+all while the tile stays in the core's L2 cache: the tile size comes from the cache size
+the machine reports (:func:`tile_shape`), not a constant. A row block ``I`` is summed over
+its column tiles in column order on one thread, so a product does not depend on the number
+of threads or their timing. Row blocks run on as many Python threads as BLAS threads are
+allowed, each with one BLAS thread.
+
+Kernels with a tile plan (:func:`tile_plan`): ``RBF``, ``Laplacian`` (L1 distances),
+``Matern`` (nu = 1/2, 3/2, 5/2), ``Polynomial``, their ARD forms, and any of them times a
+constant (``Constant * k``, ``k * Constant``, ``Scale``). Other kernels, sparse rows and
+fixed blocks keep the plain blockwise path of :class:`~kernelkit.linalg.KernelOperator`.
+
+Examples
+--------
+>>> import numpy as np
+>>> from kernelkit.kernels import RBF
+>>> from kernelkit.linalg.fused import fused_matmul, tile_plan
+>>> rng = np.random.default_rng(0)
+>>> X, Y, V = rng.normal(size=(300, 4)), rng.normal(size=(200, 4)), rng.normal(size=(200, 3))
+>>> plan = tile_plan(RBF(1.5), X, Y)
+>>> bool(np.allclose(fused_matmul(plan, V), RBF(1.5)(X, Y) @ V))
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import numpy as np
+from numba import njit
+
+from .._threads import blas_threads, limit_blas, pool
+from .blocks import block_slices
+
+__all__ = ["cache_bytes", "tile_shape", "TilePlan", "tile_plan", "fused_matmul",
+           "fused_normal_matmul", "normal_strip_rows", "block_partial",
+           "MAX_FUSED_COLUMNS"]
+
+#: products with more columns than this are GEMM-bound: the plain blockwise path serves
+MAX_FUSED_COLUMNS = 64
+_DEFAULT_L2 = 1 << 20  # when the machine does not say
+
+
+@functools.lru_cache(maxsize=4)
+def cache_bytes(level: int = 2) -> int:
+    """Size of one core's cache of this ``level``, as Linux reports it (sysfs); 1 MiB for
+    the L2 when it does not say."""
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    try:
+        for entry in sorted(os.listdir(base)):
+            path = os.path.join(base, entry)
+            with open(os.path.join(path, "level")) as f:
+                if int(f.read()) != level:
+                    continue
+            with open(os.path.join(path, "type")) as f:
+                if f.read().strip() not in ("Unified", "Data"):
+                    continue
+            with open(os.path.join(path, "size")) as f:
+                text = f.read().strip().upper()
+            scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+            return int(text.rstrip("KMG")) * scale
+    except (OSError, ValueError):
+        pass
+    return _DEFAULT_L2
+
+
+def tile_shape(n_rows: int, n_cols: int, itemsize: int, l2: int | None = None) -> tuple:
+    """``(rows, cols)`` of a kernel tile: half of the L2 cache (the other half holds the
+    factor rows, ``V`` and the accumulator), 256 rows, columns a multiple of 64.
+
+    Examples
+    --------
+    >>> from kernelkit.linalg.fused import tile_shape
+    >>> tile_shape(10**6, 10**6, 8, l2=2 << 20)
+    (256, 512)
+    >>> tile_shape(10**6, 100, 8, l2=2 << 20)
+    (256, 100)
+    """
+    l2 = cache_bytes(2) if l2 is None else l2
+    rows = min(256, max(1, n_rows))
+    cols = (l2 // 2) // (itemsize * rows)
+    cols = max(64, cols - cols % 64)
+    return rows, min(cols, max(1, n_cols))
+
+
+# ----------------------------------------------------------------- elementwise tile maps
+# Serial numba loops (nogil): they run inside the row-block threads, one per core.
+
+@njit(nogil=True, cache=True)
+def _matern_tile(T, nu2, c):  # pragma: no cover - numba
+    # T holds -||x - y||^2 / 2 (scaled); r = sqrt(max(-2 T, 0)), Matern(nu) of r, times c
+    n, m = T.shape
+    for i in range(n):
+        for j in range(m):
+            d2 = -2.0 * T[i, j]
+            r = np.sqrt(d2) if d2 > 0.0 else 0.0
+            if nu2 == 1:
+                T[i, j] = c * np.exp(-r)
+            elif nu2 == 3:
+                s = np.sqrt(3.0) * r
+                T[i, j] = c * (1.0 + s) * np.exp(-s)
+            else:
+                s = np.sqrt(5.0) * r
+                T[i, j] = c * (1.0 + s + s * s / 3.0) * np.exp(-s)
+
+
+@njit(nogil=True, cache=True)
+def _power_tile(T, degree, c):  # pragma: no cover - numba
+    # T holds u = gamma x.y + coef0; T <- c u^degree (integer degree by squaring)
+    n, m = T.shape
+    d = int(degree)
+    integral = d == degree and d >= 0
+    for i in range(n):
+        for j in range(m):
+            u = T[i, j]
+            if integral:
+                r = 1.0
+                b = u
+                e = d
+                while e > 0:
+                    if e & 1:
+                        r *= b
+                    b *= b
+                    e >>= 1
+                T[i, j] = c * r
+            else:
+                T[i, j] = c * u ** degree
+
+
+@njit(nogil=True, cache=True)
+def _l1_tile(X, Y, out):  # pragma: no cover - numba
+    # out_ij = -sum_k |x_ik - y_jk| (the exponent of the Laplacian kernel)
+    n, d = X.shape
+    m = Y.shape[0]
+    for i in range(n):
+        for j in range(m):
+            s = 0.0
+            for k in range(d):
+                s += abs(X[i, k] - Y[j, k])
+            out[i, j] = -s
+
+
+class TilePlan:
+    """How to form tiles of ``K(X, Y)``: factor rows, a GEMM (or an L1 loop) and a map.
+
+    Made by :func:`tile_plan` from the kernel's :meth:`~kernelkit.kernels.Kernel.tile_factors`;
+    ``transpose()`` gives the plan of ``K(Y, X) = K(X, Y)^T``.
+    """
+
+    def __init__(self, kernel, X, Y, factors, diag=None):
+        self.kernel, self.X, self.Y = kernel, X, Y
+        self.kind, self.A, self.B, self.param, scale = factors
+        self.scale = float(scale)
+        self.diag = diag  # k(x_i, x_i) for a symmetric plan (Y is None), else None
+        self._swap = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.A.shape[0], self.B.shape[0]
+
+    @property
+    def dtype(self):
+        return self.A.dtype
+
+    def transpose(self) -> TilePlan:
+        """The plan of ``K(Y, X)``."""
+        if self.Y is None:
+            return self
+        if self._swap is None:
+            self._swap = tile_plan(self.kernel, self.Y, self.X)
+            self._swap._swap = self
+        return self._swap
+
+    def tile(self, rows: slice, cols: slice, out: np.ndarray) -> np.ndarray:
+        """``K[rows, cols]`` written into ``out`` (a scratch of at least that shape)."""
+        T = out[: rows.stop - rows.start, : cols.stop - cols.start]
+        if self.kind == "l1":
+            _l1_tile(self.A[rows], self.B[cols], T)
+        else:
+            np.matmul(self.A[rows], self.B[cols].T, out=T)
+        if self.kind in ("exp", "l1"):
+            np.exp(T, out=T)  # RBF: exp(-||x - y||^2 / 2); Laplacian: exp(-||x - y||_1)
+            if self.scale != 1.0:
+                T *= self.scale
+        elif self.kind == "matern":
+            _matern_tile(T, self.param, self.scale)
+        else:
+            _power_tile(T, self.param, self.scale)
+        if self.diag is not None and rows.start < cols.stop and cols.start < rows.stop:
+            lo, hi = max(rows.start, cols.start), min(rows.stop, cols.stop)
+            idx = np.arange(lo, hi)
+            T[idx - rows.start, idx - cols.start] = self.diag[lo:hi]  # k(x, x) exactly
+        return T
+
+
+def tile_plan(kernel, X, Y=None) -> TilePlan | None:
+    """The tile plan of ``K(X, Y)`` (``Y=None``: the symmetric ``K(X, X)``), or None when
+    the kernel has no tile factors for these rows (sparse rows, other kernels).
+
+    ``X`` and ``Y`` are the kernel's checked inputs; the tiles are in their dtype.
+    """
+    factors = kernel.tile_factors(X, Y)
+    if factors is None:
+        return None
+    kind, A, B, param, scale = factors
+    factors = (kind, np.ascontiguousarray(A), np.ascontiguousarray(B), param, scale)
+    diag = None if Y is not None else np.asarray(kernel.diag(X), dtype=factors[1].dtype)
+    return TilePlan(kernel, X, Y, factors, diag)
+
+
+def _threads_for(n_entries: int) -> int:
+    from .blocks import PARALLEL_MIN_ENTRIES
+
+    return blas_threads() if n_entries >= PARALLEL_MIN_ENTRIES else 1
+
+
+def fused_matmul(plan: TilePlan, V, acc_dtype=None) -> np.ndarray:
+    """``K(X, Y) @ V`` tile by tile (V of shape (m,) or (m, k)).
+
+    ``acc_dtype`` is the dtype of the sums over column tiles and of the result (default:
+    the tiles' dtype, float64 for float64 V with float32 tiles); each tile's product is in
+    the tiles' dtype.
+    """
+    n, m = plan.shape
+    V = np.asarray(V)
+    if V.shape[0] != m:
+        raise ValueError(f"Operator has {m} columns but V has {V.shape[0]} rows.")
+    acc_dtype = np.result_type(plan.dtype, V) if acc_dtype is None else np.dtype(acc_dtype)
+    Vt = np.ascontiguousarray(V, dtype=plan.dtype)
+    out = np.empty((n,) + V.shape[1:], dtype=acc_dtype)
+    br, bc = tile_shape(n, m, plan.dtype.itemsize)
+    cols = block_slices(m, bc)
+
+    def row_block(rows: slice) -> None:
+        scratch = np.empty((br, bc), dtype=plan.dtype)
+        acc = np.zeros((rows.stop - rows.start,) + V.shape[1:], dtype=acc_dtype)
+        for c in cols:
+            acc += plan.tile(rows, c, scratch) @ Vt[c]  # (K V)[I] = sum_J K[I, J] V[J]
+        out[rows] = acc
+
+    _run(row_block, block_slices(n, br), _threads_for(n * m))
+    return out
+
+
+def normal_strip_rows(plan: TilePlan) -> int:
+    """Rows of a strip ``K[I, :]`` that fits in half the L2 cache (a multiple of 8), or 0
+    when fewer than 16 rows fit (then a strip is no longer a tile)."""
+    n, m = plan.shape
+    rows = (cache_bytes(2) // 2) // (plan.dtype.itemsize * max(m, 1))
+    if rows < 16:
+        return 0
+    return min(rows - rows % 8, max(n, 1))
+
+
+def _normal_part(plan: TilePlan, rows: slice, Vt, U, acc_dtype, strip: int) -> np.ndarray:
+    """``sum_I K[I]^T W[I]`` over the strips ``I`` of ``rows`` in order, with
+    ``W[I] = K[I] V + U[I]`` (``Vt=None``: ``W = U``); each strip formed once."""
+    m = plan.shape[1]
+    like = Vt if Vt is not None else U
+    part = np.zeros((m,) + like.shape[1:], dtype=acc_dtype)
+    scratch = np.empty((min(strip, rows.stop - rows.start), m), dtype=plan.dtype)
+    every = slice(0, m)
+    for s in block_slices(rows.stop - rows.start, strip):
+        s = slice(rows.start + s.start, rows.start + s.stop)
+        T = plan.tile(s, every, scratch)
+        if Vt is None:
+            W = np.asarray(U[s], dtype=plan.dtype)
+        else:
+            W = T @ Vt
+            if U is not None:
+                W += U[s]
+        part += T.T @ W  # K[I]^T (K[I] V + U[I])
+    return part
+
+
+def fused_normal_matmul(plan: TilePlan, V=None, U=None, acc_dtype=np.float64,
+                        blocks: list | None = None) -> np.ndarray:
+    """``K^T (K V + U)`` (``V=None``: ``K^T U``) with each strip of rows formed once, when a
+    strip fits in half the L2 cache (few columns, as ``K_nM`` with M centers); else by two
+    fused passes (``K @ V``, then ``K^T @ W``).
+
+    ``blocks`` are row blocks whose partial sums are added in their order (fixed blocks give
+    the same sums on any number of threads); by default runs of 32 strips.
+    """
+    n, m = plan.shape
+    acc_dtype = np.dtype(acc_dtype)
+    Vt = None if V is None else np.ascontiguousarray(V, dtype=plan.dtype)
+    strip = normal_strip_rows(plan)
+    if not strip:
+        W = U if Vt is None else fused_matmul(plan, V, acc_dtype=acc_dtype)
+        if Vt is not None and U is not None:
+            W = W + U
+        return fused_matmul(plan.transpose(), W, acc_dtype=acc_dtype)
+    if blocks is None:
+        blocks = block_slices(n, 32 * strip)
+    threads = min(_threads_for(n * m), len(blocks))
+    total = _run(lambda rows: _normal_part(plan, rows, Vt, U, acc_dtype, strip), blocks,
+                 threads, add=True)  # partial sums added in block order
+    if total is None:
+        like = Vt if Vt is not None else U
+        total = np.zeros((m,) + like.shape[1:], dtype=acc_dtype)
+    return total
+
+
+def block_partial(kernel, x, Y, V=None, u=None) -> np.ndarray | None:
+    """``K(x, Y)^T (K(x, Y) V + u)`` (``V=None``: ``K(x, Y)^T u``) for one fixed row block
+    ``x``, strip by strip, summed in float64; None when the kernel or the rows have no tile
+    plan or a strip does not fit in cache (the caller then forms the block).
+
+    The in-memory operator with fixed blocks and its dask twin both call this on the same
+    blocks, so their sums agree bit for bit.
+    """
+    plan = tile_plan(kernel, x, Y)
+    if plan is None or (V is not None and np.ndim(V) == 2 and V.shape[1] > MAX_FUSED_COLUMNS):
+        return None
+    strip = normal_strip_rows(plan)
+    if not strip:
+        return None
+    Vt = None if V is None else np.ascontiguousarray(V, dtype=plan.dtype)
+    with limit_blas(1):
+        return _normal_part(plan, slice(0, x.shape[0]), Vt, u, np.float64, strip)
+
+
+def _run(fn, items, threads: int, add: bool = False):
+    """``fn`` over ``items`` on ``threads`` Python threads with one BLAS thread each; with
+    ``add``, the sum of the results in the order of ``items`` (None for no items)."""
+    total = None
+    with limit_blas(1):
+        if threads <= 1 or len(items) <= 1:
+            results = map(fn, items)
+        else:
+            results = pool(threads).map(fn, items)  # yielded in order
+        for r in results:
+            if add:
+                if total is None:
+                    total = r
+                else:
+                    total += r
+    return total
