@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.base import clone
 
 from .._memory import require_memory
+from ._fast_paths import FastPaths, times_constant
 from ._pair_gradients import PairContractions
 from ._params import Hyperparameter, Parametrized, _as_float_array, _n_rows, refuse_sparse
 
@@ -27,7 +28,7 @@ __all__ = ["Hyperparameter", "Kernel", "Sum", "Product", "Scale", "Constant"]
 _POWER: dict = {}
 
 
-class Kernel(PairContractions, Parametrized):
+class Kernel(FastPaths, PairContractions, Parametrized):
     """Base class of kernelkit kernels.
 
     Subclasses implement ``_compute(X, Y)``, ``diag(X)`` and ``_gradient(X, K, name)``
@@ -94,30 +95,6 @@ class Kernel(PairContractions, Parametrized):
         means ``K(X, X)``, whose diagonal is :meth:`diag` (White noise lands there, not
         between a point and its copy in another block)."""
         return self._compute(X, Y)
-
-    def exp_factors(self, X, Y=None) -> tuple[np.ndarray, np.ndarray] | None:
-        """``(A, B)`` with ``K(X, Y) = exp(min(A B^T, 0))`` when this kernel is the
-        exponential of one matrix product (the RBF: its fast Gram path), else None. Lets
-        blockwise code form any tile of K with one GEMM and an in-place exp (row caches,
-        tiled Gram matrices) without knowing the kernel's type."""
-        return None
-
-    def tile_factors(self, X, Y=None):
-        """How a tile of ``K(X, Y)`` is formed from one product of factor rows, or None.
-
-        Returns ``(kind, A, B, param, scale)`` for dense float rows (``Y=None``: X with
-        itself): ``kind`` "exp" gives ``scale * exp(A B^T)``; "matern" gives
-        ``scale * Matern_nu(r)`` with ``r^2 = -2 A B^T`` (``param`` = 2 nu); "power" gives
-        ``scale * (A B^T)^param``; "l1" gives ``scale * exp(-||a - b||_1)`` over the rows of
-        A and B. :mod:`kernelkit.linalg.fused` forms products tile by tile from these
-        without knowing the kernel's type; kernels without such a form return None.
-        """
-        return None
-
-    def sparse_row_products(self, X):
-        """For sparse X, an object whose ``into(out, rows, slots)`` writes rows of K(X, X)
-        (Linear, RBF: ``SparseRowProducts``), else None: rows come from :meth:`block`."""
-        return None
 
     @property
     def is_constant(self) -> bool:
@@ -528,13 +505,9 @@ class Product(_Binary):
         return f"{self.k1!r} * {self.k2!r}"
 
     def tile_factors(self, X, Y=None):
-        # c * k: the tiles of k, scaled
-        pair = _constant_factor(self.k1, self.k2)
-        f = None if pair is None else pair[1].tile_factors(X, Y)
-        if f is None:
-            return None
-        kind, A, B, param, scale = f
-        return kind, A, B, param, scale * float(pair[0].value)
+        pair = _constant_factor(self.k1, self.k2)  # c * k: the tiles of k, scaled
+        return None if pair is None else times_constant(pair[1].tile_factors(X, Y),
+                                                        pair[0].value)
 
     def _compute(self, X, Y):
         pair = _constant_factor(self.k1, self.k2)
@@ -765,11 +738,7 @@ class Scale(_Wrapper):
         return f"{np.sqrt(self.scale):.3g}**2 * {self.kernel!r}"
 
     def tile_factors(self, X, Y=None):
-        f = self.kernel.tile_factors(X, Y)
-        if f is None:
-            return None
-        kind, A, B, param, scale = f
-        return kind, A, B, param, scale * float(self.scale)
+        return times_constant(self.kernel.tile_factors(X, Y), self.scale)
 
     def _compute(self, X, Y):
         K = self.kernel._compute(X, Y)
