@@ -76,6 +76,11 @@ class KernelOperator:
     >>> fixed.dtype, bool(np.allclose(fixed.t_matmul(v), adaptive.t_matmul(v)))
     (dtype('float64'), True)
 
+    Products with at most ``fused.MAX_FUSED_COLUMNS`` (64) columns form the kernel tile by
+    tile in the L2 cache for the kernels that offer ``tile_factors`` (RBF, Laplacian, Matern,
+    Polynomial and their constant multiples; :mod:`kernelkit.linalg.fused`): no block of
+    working-memory size is allocated, and each tile is formed once.
+
     A dask array ``X`` (rows in chunks, with a running ``dask.distributed`` Client) gives
     an operator whose products run chunk by chunk on the workers and are reduced on the
     client (see :mod:`kernelkit.linalg.dask_rows`); ``Y`` then stays in memory.
