@@ -42,15 +42,19 @@ def small_tiles(monkeypatch):
     monkeypatch.setattr(fused, "cache_bytes", lambda level=2: 64 << 10)
 
 
+@pytest.mark.parametrize("l2", [64 << 10, 4 << 20], ids=["two_passes", "strips"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("name", sorted(KERNELS))
-def test_fused_products_equal_dense(name, dtype, small_tiles):
+def test_fused_products_equal_dense(name, dtype, l2, monkeypatch):
+    """With a 64 KiB cache K^T (K V + U) takes two passes; with 4 MiB, strips of rows."""
+    monkeypatch.setattr(fused, "cache_bytes", lambda level=2: l2)
     k = KERNELS[name]
     X, Y, V, U = _data()
     K, Ks = k(X, Y), k(X)
     Xd, Yd = X.astype(dtype), Y.astype(dtype)
     rtol = 1e-12 if dtype == np.float64 else 2e-5
     plan = tile_plan(k, Xd, Yd)
+    assert bool(fused.normal_strip_rows(plan)) == (l2 > 64 << 10)
     scale = lambda A: rtol * np.abs(A).max()  # noqa: E731
     ref = K @ V
     np.testing.assert_allclose(fused_matmul(plan, V), ref, atol=scale(ref))
