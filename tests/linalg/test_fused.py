@@ -111,7 +111,7 @@ def test_float32_tiles_accumulate_in_float64_on_request(small_tiles):
 
 def test_tile_shape_follows_the_cache():
     assert tile_shape(10**6, 10**6, 8, l2=2 << 20) == (256, 512)
-    assert tile_shape(10**6, 10**6, 4, l2=2 << 20) == (256, 1024)
+    assert tile_shape(10**6, 10**6, 4, l2=2 << 20) == (512, 512)
     assert tile_shape(10**6, 10**6, 8, l2=512 << 10) == (256, 128)
     assert tile_shape(10, 30, 8, l2=2 << 20) == (10, 30)
     assert cache_bytes(2) >= 64 << 10
