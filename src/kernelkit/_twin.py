@@ -5,7 +5,8 @@ to milliseconds on a busy one, which dominates small boosting rounds; a parallel
 takes longer to compile (a first fit on a small problem in a fresh environment compiles only
 the serial twin). Each kernel is compiled twice from one source (``prange`` is ``range`` in
 the serial twin) and a call picks the parallel twin only when ``work`` (≈ the number of
-inner-loop steps) is large.
+inner-loop steps) is large. The serial twin releases the GIL, so that Python threads may
+run it side by side (``kernel.seq(...)``, e.g. on the tiles of a fused product).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def _copy(f, suffix):
 
 def twin(f):
     """Decorator: ``kernel(*args, work=n)`` runs the parallel twin when ``n ≥ PARALLEL_WORK``."""
-    seq = njit(cache=True)(_copy(f, "_seq"))
+    seq = njit(cache=True, nogil=True)(_copy(f, "_seq"))  # callable from worker threads
     par = njit(parallel=True, cache=True)(_copy(f, "_par"))
 
     def call(*args, work: int = 0):

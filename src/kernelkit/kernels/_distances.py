@@ -14,6 +14,7 @@ from numba import njit, prange
 
 from .. import _blas
 from .._scratch import scratch_empty
+from .._twin import twin
 from . import _sparse
 
 __all__ = [
@@ -26,6 +27,11 @@ __all__ = [
     "rq_weighted_sums",
     "exp_sine_weighted_sums",
     "centre_pair",
+    "tile_exp",
+    "tile_l1",
+    "tile_matern",
+    "tile_neg_exp",
+    "tile_power",
 ]
 
 
@@ -102,7 +108,7 @@ def sq_euclidean(X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
     return G
 
 
-@njit(parallel=True, cache=True)
+@twin
 def _manhattan(X, Y, out):  # pragma: no cover - numba
     n, d = X.shape
     m = Y.shape[0]
@@ -120,7 +126,7 @@ def manhattan(X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
     if _sparse.is_sparse(X) or _sparse.is_sparse(Y):
         return _sparse.sparse_manhattan(X, Y)
     out = np.empty((X.shape[0], Y.shape[0]), dtype=np.result_type(X, Y))
-    _manhattan(X, Y, out)
+    _manhattan(X, Y, out, work=out.size * X.shape[1])
     return out
 
 
@@ -136,7 +142,7 @@ def exp_neg_scaled(D, gamma):  # pragma: no cover - numba
             D[i, j] = np.exp(-gamma * D[i, j])
 
 
-@njit(parallel=True, cache=True)
+@twin
 def matern_from_sqdist(D, nu2):  # pragma: no cover - numba
     """In place Matern map of scaled squared distances; nu2 = 2*nu in {1, 3, 5}."""
     n, m = D.shape
@@ -153,7 +159,7 @@ def matern_from_sqdist(D, nu2):  # pragma: no cover - numba
                 D[i, j] = (1.0 + s + s * s / 3.0) * np.exp(-s)
 
 
-@njit(parallel=True, cache=True)
+@twin
 def power_affine(G, gamma, coef0, degree):  # pragma: no cover - numba
     """In place: G_ij <- (gamma * G_ij + coef0) ** degree.
 
@@ -401,3 +407,37 @@ def rbf_and_derivative(D: np.ndarray, length_scale: float):
     np.exp(K, out=K)
     G *= K
     return K, G
+
+
+# --- tile maps for kernelkit.linalg.fused: serial (the tiles run on worker threads) ---
+# Each writes or maps one in-cache tile in place; the matching kernels' ``tile_factors``
+# hand them to the fused products.
+
+
+def tile_exp(T):
+    """``T <- exp(T)`` (T holds -||x - y||^2 / 2 of the RBF's factor rows)."""
+    np.exp(T, out=T)
+
+
+def tile_l1(A, B, out):
+    """``out <- ||a_i - b_j||_1`` for the rows of A and B (the Laplacian's distances)."""
+    _manhattan.seq(A, B, out)
+
+
+def tile_neg_exp(T):
+    """``T <- exp(-T)`` (the Laplacian's map of L1 distances)."""
+    np.negative(T, out=T)
+    np.exp(T, out=T)
+
+
+def tile_matern(T, nu2):
+    """``T <- Matern_nu(r)`` with ``r^2 = max(-2 T, 0)`` (T from the RBF's factor rows)."""
+    T *= -2.0
+    np.maximum(T, 0.0, out=T)
+    matern_from_sqdist.seq(T, nu2)
+
+
+def tile_power(T, degree):
+    """``T <- T^degree`` (T holds gamma x.y + coef0 from the polynomial's factor rows)."""
+    power_affine.seq(T, 1.0, 0.0, float(degree))
+

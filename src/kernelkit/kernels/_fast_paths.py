@@ -13,8 +13,14 @@ def times_constant(factors, c):
     """The tile factors of ``c * k`` from those of ``k`` (None stays None)."""
     if factors is None:
         return None
-    kind, A, B, param, scale = factors
-    return kind, A, B, param, scale * float(c)
+    A, B, pair, apply = factors
+    c = float(c)
+
+    def scaled(T):
+        apply(T)
+        T *= c
+
+    return A, B, pair, scaled
 
 
 class FastPaths:
@@ -28,14 +34,14 @@ class FastPaths:
         return None
 
     def tile_factors(self, X, Y=None):
-        """How a tile of ``K(X, Y)`` is formed from one product of factor rows, or None.
+        """How a tile of ``K(X, Y)`` is formed from factor rows, or None.
 
-        Returns ``(kind, A, B, param, scale)`` for dense float rows (``Y=None``: X with
-        itself): ``kind`` "exp" gives ``scale * exp(A B^T)``; "matern" gives
-        ``scale * Matern_nu(r)`` with ``r^2 = -2 A B^T`` (``param`` = 2 nu); "power" gives
-        ``scale * (A B^T)^param``; "l1" gives ``scale * exp(-||a - b||_1)`` over the rows of
-        A and B. :mod:`kernelkit.linalg.fused` forms products tile by tile from these
-        without knowing the kernel's type; kernels without such a form return None.
+        Returns ``(A, B, pair, apply)`` for dense float rows (``Y=None``: X with itself): a
+        tile of rows I and columns J is ``pair(A[I], B[J], T)`` written into T (``pair``
+        None: the product ``A[I] B[J]^T``), then ``apply(T)`` in place, a serial map that
+        worker threads may run side by side. :mod:`kernelkit.linalg.fused` forms products
+        tile by tile from these without knowing the kernel's type; kernels without such a
+        form return None.
         """
         return None
 

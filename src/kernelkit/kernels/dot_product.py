@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import _distances as dist
@@ -86,11 +88,12 @@ class Polynomial(Kernel):
         B = np.empty((Yr.shape[0], Yr.shape[1] + 1), dtype=X.dtype)
         B[:, :-1] = Yr
         B[:, -1] = 1.0
-        return "power", A, B, float(self.degree), 1.0
+        return A, B, None, functools.partial(dist.tile_power, degree=float(self.degree))
 
     def _compute(self, X, Y):
         G = dist.gram(X, Y)
-        dist.power_affine(G, float(self.gamma), float(self.coef0), float(self.degree))
+        dist.power_affine(G, float(self.gamma), float(self.coef0), float(self.degree),
+                          work=G.size)
         return G
 
     def diag(self, X):

@@ -6,6 +6,8 @@ with respect to the *log* of each hyperparameter, matching ``theta``.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._scratch import scratch_empty
@@ -202,7 +204,7 @@ class RBF(_LengthScaleKernel):
         if not _dense_pair(X, Y):
             return None
         A, B = self.exp_factors(*dist.centre_pair(X, Y))  # exp(A B^T) = K
-        return "exp", A, B, None, 1.0
+        return A, B, None, dist.tile_exp
 
     def sparse_row_products(self, X):
         """Rows of exp(-||x - y||^2 / (2 l^2)) for sparse X from its columns: gamma
@@ -344,7 +346,7 @@ class Laplacian(_LengthScaleKernel):
         if not _dense_pair(X, Y):
             return None
         Xs = self._scaled(X)  # exp(-||a - b||_1) over the scaled rows
-        return "l1", Xs, Xs if Y is None else self._scaled(Y), None, 1.0
+        return Xs, Xs if Y is None else self._scaled(Y), dist.tile_l1, dist.tile_neg_exp
 
     def _compute(self, X, Y):
         # k = exp(-sum_d |x_d - y_d| / l_d)
@@ -420,12 +422,13 @@ class Matern(_LengthScaleKernel):
         Xc, Yc = dist.centre_pair(X, Y)
         Xs = self._scaled(Xc)  # r^2 = -2 A B^T, A and B the RBF's augmented rows
         Ys = Xs if Yc is None else self._scaled(Yc)
-        return "matern", dist.augmented(Xs, left=True), dist.augmented(Ys, left=False), nu2, 1.0
+        return (dist.augmented(Xs, left=True), dist.augmented(Ys, left=False), None,
+                functools.partial(dist.tile_matern, nu2=nu2))
 
     def _compute(self, X, Y):
         nu2 = self._nu2()
         D = self._sqdist_scaled(X, Y)
-        dist.matern_from_sqdist(D, nu2)
+        dist.matern_from_sqdist(D, nu2, work=D.size)
         return D
 
     def diag(self, X):

@@ -195,18 +195,8 @@ def _chunk_partials(x, u, Y, kernel, V, rows):
     # each on one BLAS thread (as the in-memory operator with fixed blocks)
     slices = block_slices(x.shape[0], rows)
 
-    def part(sl):
-        # strip by strip in cache when the kernel has a tile plan (as in memory)
-        p = block_partial(kernel, x[sl], Y, V, None if u is None else u[sl])
-        if p is not None:
-            return p
-        Kb = kernel.block(x[sl], Y)
-        if V is None:
-            return Kb.T @ u[sl]  # K_b^T U_b
-        W = Kb @ V
-        if u is not None:
-            W += u[sl]
-        return Kb.T @ W  # K_b^T (K_b V + U_b)
+    def part(sl):  # strip by strip in cache where it can (as in memory)
+        return block_partial(kernel, x[sl], Y, V, None if u is None else u[sl])
 
     threads = parallel_threads(x.shape[0] * Y.shape[0])
     return np.stack(list(map_blocks(part, slices, threads, pin_blas=True)))

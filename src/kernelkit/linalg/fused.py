@@ -3,11 +3,11 @@
 A product ``K(X, Y) @ V`` is a sum over tiles ``K[I, J] V[J]``. Formed tile by tile, each tile
 ``T = K[I, J]`` of ``rows x cols`` entries is
 
-1. one GEMM of *factor rows* (``A[I] B[J]^T``): for the RBF, ``A = [x, ||x||^2, 1]`` and
-   ``B = [y, -1/2, -||y||^2/2]`` (scaled by the length scales) give ``-||x - y||^2 / 2``
-   in one product (:func:`kernelkit.kernels._distances.augmented`); for the polynomial,
-   ``A = [gamma x, coef0]`` and ``B = [y, 1]`` give ``gamma x.y + coef0``;
-2. the elementwise map in place (NumPy's SIMD ``exp``, or a serial numba loop);
+1. one GEMM of the kernel's *factor rows* (``A[I] B[J]^T``): for the RBF,
+   ``A = [x, ||x||^2, 1]`` and ``B = [y, -1/2, -||y||^2/2]`` (scaled by the length scales)
+   give ``-||x - y||^2 / 2``; for the polynomial, ``A = [gamma x, coef0]`` and ``B = [y, 1]``
+   give ``gamma x.y + coef0`` (the Laplacian's L1 distances come from its own pair loop);
+2. the kernel's elementwise map in place (NumPy's SIMD ``exp``, or a serial numba loop);
 3. ``acc[I] += T @ V[J]``,
 
 all while the tile stays in the core's L2 cache: the tile size comes from the cache size
@@ -16,10 +16,10 @@ its column tiles in column order on one thread, so a product does not depend on 
 of threads or their timing. Row blocks run on as many Python threads as BLAS threads are
 allowed, each with one BLAS thread.
 
-Kernels with a tile plan (:func:`tile_plan`): ``RBF``, ``Laplacian`` (L1 distances),
-``Matern`` (nu = 1/2, 3/2, 5/2), ``Polynomial``, their ARD forms, and any of them times a
-constant (``Constant * k``, ``k * Constant``, ``Scale``). Other kernels, sparse rows and
-fixed blocks keep the plain blockwise path of :class:`~kernelkit.linalg.KernelOperator`.
+The kernel says how, through ``Kernel.tile_factors``: ``RBF``, ``Laplacian`` (L1
+distances), ``Matern`` (nu = 1/2, 3/2, 5/2), ``Polynomial``, their ARD forms, and any of
+them times a constant (``Constant * k``, ``k * Constant``, ``Scale``). Other kernels and
+sparse rows keep the plain blockwise path of :class:`~kernelkit.linalg.KernelOperator`.
 
 Examples
 --------
@@ -39,7 +39,6 @@ import functools
 import os
 
 import numpy as np
-from numba import njit
 
 from .._threads import blas_threads, limit_blas, pool
 from .blocks import block_slices
@@ -98,63 +97,6 @@ def tile_shape(n_rows: int, n_cols: int, itemsize: int, l2: int | None = None) -
     return rows, min(cols, max(1, n_cols))
 
 
-# ----------------------------------------------------------------- elementwise tile maps
-# Serial numba loops (nogil): they run inside the row-block threads, one per core.
-
-@njit(nogil=True, cache=True)
-def _matern_tile(T, nu2, c):  # pragma: no cover - numba
-    # T holds -||x - y||^2 / 2 (scaled); r = sqrt(max(-2 T, 0)), Matern(nu) of r, times c
-    n, m = T.shape
-    for i in range(n):
-        for j in range(m):
-            d2 = -2.0 * T[i, j]
-            r = np.sqrt(d2) if d2 > 0.0 else 0.0
-            if nu2 == 1:
-                T[i, j] = c * np.exp(-r)
-            elif nu2 == 3:
-                s = np.sqrt(3.0) * r
-                T[i, j] = c * (1.0 + s) * np.exp(-s)
-            else:
-                s = np.sqrt(5.0) * r
-                T[i, j] = c * (1.0 + s + s * s / 3.0) * np.exp(-s)
-
-
-@njit(nogil=True, cache=True)
-def _power_tile(T, degree, c):  # pragma: no cover - numba
-    # T holds u = gamma x.y + coef0; T <- c u^degree (integer degree by squaring)
-    n, m = T.shape
-    d = int(degree)
-    integral = d == degree and d >= 0
-    for i in range(n):
-        for j in range(m):
-            u = T[i, j]
-            if integral:
-                r = 1.0
-                b = u
-                e = d
-                while e > 0:
-                    if e & 1:
-                        r *= b
-                    b *= b
-                    e >>= 1
-                T[i, j] = c * r
-            else:
-                T[i, j] = c * u ** degree
-
-
-@njit(nogil=True, cache=True)
-def _l1_tile(X, Y, out):  # pragma: no cover - numba
-    # out_ij = -sum_k |x_ik - y_jk| (the exponent of the Laplacian kernel)
-    n, d = X.shape
-    m = Y.shape[0]
-    for i in range(n):
-        for j in range(m):
-            s = 0.0
-            for k in range(d):
-                s += abs(X[i, k] - Y[j, k])
-            out[i, j] = -s
-
-
 class TilePlan:
     """How to form tiles of ``K(X, Y)``: factor rows, a GEMM (or an L1 loop) and a map.
 
@@ -164,8 +106,7 @@ class TilePlan:
 
     def __init__(self, kernel, X, Y, factors, diag=None):
         self.kernel, self.X, self.Y = kernel, X, Y
-        self.kind, self.A, self.B, self.param, scale = factors
-        self.scale = float(scale)
+        self.A, self.B, self.pair, self.apply = factors
         self.diag = diag  # k(x_i, x_i) for a symmetric plan (Y is None), else None
         self._swap = None
 
@@ -189,18 +130,11 @@ class TilePlan:
     def tile(self, rows: slice, cols: slice, out: np.ndarray) -> np.ndarray:
         """``K[rows, cols]`` written into ``out`` (a scratch of at least that shape)."""
         T = out[: rows.stop - rows.start, : cols.stop - cols.start]
-        if self.kind == "l1":
-            _l1_tile(self.A[rows], self.B[cols], T)
-        else:
+        if self.pair is None:
             np.matmul(self.A[rows], self.B[cols].T, out=T)
-        if self.kind in ("exp", "l1"):
-            np.exp(T, out=T)  # RBF: exp(-||x - y||^2 / 2); Laplacian: exp(-||x - y||_1)
-            if self.scale != 1.0:
-                T *= self.scale
-        elif self.kind == "matern":
-            _matern_tile(T, self.param, self.scale)
         else:
-            _power_tile(T, self.param, self.scale)
+            self.pair(self.A[rows], self.B[cols], T)
+        self.apply(T)  # the kernel's map, in place
         if self.diag is not None and rows.start < cols.stop and cols.start < rows.stop:
             lo, hi = max(rows.start, cols.start), min(rows.stop, cols.stop)
             idx = np.arange(lo, hi)
@@ -217,9 +151,9 @@ def tile_plan(kernel, X, Y=None) -> TilePlan | None:
     factors = kernel.tile_factors(X, Y)
     if factors is None:
         return None
-    kind, A, B, param, scale = factors
-    factors = (kind, np.ascontiguousarray(A), np.ascontiguousarray(B), param, scale)
-    diag = None if Y is not None else np.asarray(kernel.diag(X), dtype=factors[1].dtype)
+    A, B, pair, apply = factors
+    factors = (np.ascontiguousarray(A), np.ascontiguousarray(B), pair, apply)
+    diag = None if Y is not None else np.asarray(kernel.diag(X), dtype=factors[0].dtype)
     return TilePlan(kernel, X, Y, factors, diag)
 
 
@@ -288,14 +222,13 @@ def _normal_part(plan: TilePlan, rows: slice, Vt, U, acc_dtype, strip: int) -> n
     return part
 
 
-def fused_normal_matmul(plan: TilePlan, V=None, U=None, acc_dtype=np.float64,
-                        blocks: list | None = None) -> np.ndarray:
+def fused_normal_matmul(plan: TilePlan, V=None, U=None, acc_dtype=np.float64) -> np.ndarray:
     """``K^T (K V + U)`` (``V=None``: ``K^T U``) with each strip of rows formed once, when a
     strip fits in half the L2 cache (few columns, as ``K_nM`` with M centers); else by two
     fused passes (``K @ V``, then ``K^T @ W``).
 
-    ``blocks`` are row blocks whose partial sums are added in their order (fixed blocks give
-    the same sums on any number of threads); by default runs of 32 strips.
+    Runs of 32 strips are summed on the threads and their partial sums added in order (the
+    same sums whatever the timing).
     """
     n, m = plan.shape
     acc_dtype = np.dtype(acc_dtype)
@@ -306,8 +239,7 @@ def fused_normal_matmul(plan: TilePlan, V=None, U=None, acc_dtype=np.float64,
         if Vt is not None and U is not None:
             W = W + U
         return fused_matmul(plan.transpose(), W, acc_dtype=acc_dtype)
-    if blocks is None:
-        blocks = block_slices(n, 32 * strip)
+    blocks = block_slices(n, 32 * strip)
     threads = min(_threads_for(n * m), len(blocks))
     total = _run(lambda rows: _normal_part(plan, rows, Vt, U, acc_dtype, strip), blocks,
                  threads, add=True)  # partial sums added in block order
@@ -317,20 +249,25 @@ def fused_normal_matmul(plan: TilePlan, V=None, U=None, acc_dtype=np.float64,
     return total
 
 
-def block_partial(kernel, x, Y, V=None, u=None) -> np.ndarray | None:
+def block_partial(kernel, x, Y, V=None, u=None) -> np.ndarray:
     """``K(x, Y)^T (K(x, Y) V + u)`` (``V=None``: ``K(x, Y)^T u``) for one fixed row block
-    ``x``, strip by strip, summed in float64; None when the kernel or the rows have no tile
-    plan or a strip does not fit in cache (the caller then forms the block).
+    ``x``, summed in float64: strip by strip in cache when the kernel has tile factors for
+    these rows, a strip fits and V has at most ``MAX_FUSED_COLUMNS`` columns, else from the
+    whole block ``kernel.block(x, Y)``.
 
     The in-memory operator with fixed blocks and its dask twin both call this on the same
     blocks, so their sums agree bit for bit.
     """
-    plan = tile_plan(kernel, x, Y)
-    if plan is None or (V is not None and np.ndim(V) == 2 and V.shape[1] > MAX_FUSED_COLUMNS):
-        return None
-    strip = normal_strip_rows(plan)
+    plan = None
+    if V is None or np.ndim(V) < 2 or V.shape[1] <= MAX_FUSED_COLUMNS:
+        plan = tile_plan(kernel, x, Y)
+    strip = normal_strip_rows(plan) if plan is not None else 0
     if not strip:
-        return None
+        Kb = kernel.block(x, Y)
+        W = u if V is None else Kb @ V
+        if V is not None and u is not None:
+            W += u
+        return Kb.T @ W  # K_b^T (K_b V + U_b)
     Vt = None if V is None else np.ascontiguousarray(V, dtype=plan.dtype)
     with limit_blas(1):
         return _normal_part(plan, slice(0, x.shape[0]), Vt, u, np.float64, strip)

@@ -248,28 +248,20 @@ class KernelOperator:
 
     def _fixed_partials(self, V, U):
         """``sum_b K_b^T (K_b V + U_b)`` (``V=None``: ``K_b^T U_b``) over the fixed blocks in
-        block order, each block strip by strip in cache (:func:`fused.block_partial`, as
-        the dask operator's chunks), or None when the blocks are formed whole."""
+        block order, each block strip by strip in cache where it can
+        (:func:`fused.block_partial`, as the dask operator's chunks), or None for kept
+        blocks, a symmetric operator (its diagonal) and other row homes."""
         if (self.keep_blocks or self.symmetric
-                or self.accepts.__func__ is not KernelOperator.accepts.__func__
-                or fused.tile_plan(self.kernel, self.X[:1], self.Y[:1]) is None):
+                or self.accepts.__func__ is not KernelOperator.accepts.__func__):
             return None
-        slices = self._slices()
         Vt = None if V is None else np.asarray(V, dtype=self.block_dtype)
 
         def part(sl):
-            p = fused.block_partial(self.kernel, self.X[sl], self.Y, Vt,
-                                    None if U is None else U[sl])
-            if p is None:  # a strip does not fit: the whole block
-                Kb = self._block(sl, None)
-                W = Kb @ Vt if Vt is not None else U[sl]
-                if Vt is not None and U is not None:
-                    W += U[sl]
-                p = Kb.T @ W
-            return p
+            return fused.block_partial(self.kernel, self.X[sl], self.Y, Vt,
+                                       None if U is None else U[sl])
 
         threads = parallel_threads(self.shape[0] * self.shape[1]) if self.shape[0] > 1 else 1
-        return sum_partials(map_blocks(part, slices, threads, pin_blas=True))
+        return sum_partials(map_blocks(part, self._slices(), threads, pin_blas=True))
 
     # --------------------------------------------------------------- products
     def matmul(self, V) -> np.ndarray:
