@@ -20,7 +20,8 @@ from __future__ import annotations
 import contextlib
 import functools
 
-__all__ = ["controller", "blas_threads", "limit_blas", "pool", "single_threaded"]
+__all__ = ["controller", "blas_threads", "limit_blas", "numba_threads", "pool",
+           "single_threaded"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -53,6 +54,29 @@ def pool(n_threads: int):
 
 
 @contextlib.contextmanager
+def numba_threads(n_threads: int):
+    """At most ``n_threads`` numba threads inside, for the calling thread only (numba's
+    count is thread-local, so that worker threads may each hold one; restored on exit).
+
+    Examples
+    --------
+    >>> import numba
+    >>> from kernelkit._threads import numba_threads
+    >>> with numba_threads(1):
+    ...     numba.get_num_threads()
+    1
+    """
+    import numba
+
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(min(before, max(1, n_threads)))
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+@contextlib.contextmanager
 def single_threaded(small: bool = True):
     """One BLAS thread and one numba thread inside, when ``small`` (else no change).
 
@@ -72,12 +96,5 @@ def single_threaded(small: bool = True):
     if not small:
         yield
         return
-    import numba
-
-    n_threads = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        with limit_blas(1):
-            yield
-    finally:
-        numba.set_num_threads(n_threads)
+    with numba_threads(1), limit_blas(1):
+        yield

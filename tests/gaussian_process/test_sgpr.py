@@ -15,7 +15,12 @@ from kernelkit import (
     SparseGaussianProcessRegressor,
 )
 from kernelkit.exceptions import JitterWarning
-from kernelkit.gaussian_process._collapsed_bound import collapsed_bound
+from kernelkit.gaussian_process import sgpr as sgpr_module
+from kernelkit.gaussian_process._collapsed_bound import (
+    _times_upper,
+    collapsed_bound,
+    kernel_blocks,
+)
 from kernelkit.gaussian_process._marginal_likelihood import log_marginal_likelihood
 from kernelkit.gaussian_process._rows import InMemoryRows
 from kernelkit.kernels import RBF, Constant, Matern, White
@@ -84,13 +89,18 @@ def test_bound_gradient_matches_finite_differences(kernel):
 
 
 class _CountingRBF(RBF):
-    """RBF counting its kernel evaluations (K(X, Y) blocks and K(Z))."""
+    """RBF counting its kernel evaluations (K(X, Y) blocks and K(Z)), whether called or
+    formed from its tile factors (the bound's blocks, written into reused memory)."""
 
     calls = 0
 
     def __call__(self, X, Y=None, eval_gradient=False):
         type(self).calls += 1
         return super().__call__(X, Y, eval_gradient=eval_gradient)
+
+    def tile_factors(self, X, Y=None):
+        type(self).calls += 1
+        return super().tile_factors(X, Y)
 
 
 def test_gradient_pass_reuses_the_kernel_blocks_within_working_memory():
@@ -112,6 +122,62 @@ def test_gradient_pass_reuses_the_kernel_blocks_within_working_memory():
     assert bounds[0].value == bounds[1].value
     np.testing.assert_allclose(bounds[0].grad_theta, bounds[1].grad_theta, rtol=1e-13)
     assert bounds[0].grad_log_noise == pytest.approx(bounds[1].grad_log_noise, rel=1e-13)
+
+
+def test_bound_on_worker_threads_with_a_store_reused_across_evaluations():
+    """Row blocks on two threads and one store of kernel blocks for successive evaluations
+    (the optimizer's case) give the single-threaded bound; the kept blocks' memory is
+    written again, not replaced."""
+    X, Y = _data(n=300, t=2)
+    Z = X[::10] + 0.1
+    k1 = Constant(1.3) * RBF([0.8, 1.1, 1.5])
+    k2 = k1.clone_with_theta(k1.theta + 0.2)
+    rows = InMemoryRows(X, Y, 32)  # 10 blocks, the last one shorter
+    refs = [collapsed_bound(k, Z, 0.2, rows, gradient=True) for k in (k1, k2)]
+    blocks = kernel_blocks(rows, len(Z))
+    with threadpool_limits(limits=2, user_api="blas"):
+        got = [collapsed_bound(k1, Z, 0.2, rows, gradient=True, blocks=blocks)]
+        kept = dict(blocks._kept)
+        got.append(collapsed_bound(k2, Z, 0.2, rows, gradient=True, blocks=blocks))
+    assert len(kept) == 10 and all(blocks._kept[key] is a for key, a in kept.items())
+    assert len(blocks._arenas) == 2  # both workers took blocks
+    for b, ref in zip(got, refs):
+        assert b.value == pytest.approx(ref.value, rel=1e-13)
+        np.testing.assert_allclose(b.grad_theta, ref.grad_theta, rtol=1e-12)
+        assert b.grad_log_noise == pytest.approx(ref.grad_log_noise, rel=1e-12)
+
+
+@pytest.mark.parametrize("m", [5, 127, 128, 300, 513])
+def test_product_with_upper_triangle_skips_its_zero_blocks_exactly(m):
+    rng = np.random.default_rng(m)
+    K, U = rng.normal(size=(40, m)), np.triu(rng.normal(size=(m, m)))
+    np.testing.assert_allclose(_times_upper(K, U, np.empty((40, m))), K @ U, rtol=1e-12,
+                               atol=1e-12)
+
+
+def test_first_trial_step_of_the_optimizer_has_unit_length(monkeypatch):
+    """From a start whose per-observation gradient is large (noise 1e-3 against data noise
+    0.1), L-BFGS-B's first trial point is one unit away (not the raw gradient step), the
+    start is evaluated once, and the fit still converges."""
+    X, Y = _data(n=400)
+    points = []
+    bound = sgpr_module.collapsed_bound
+
+    def recording(kernel, Z, s, rows, **kw):
+        points.append(np.r_[kernel.theta, np.log(s)])
+        return bound(kernel, Z, s, rows, **kw)
+
+    monkeypatch.setattr(sgpr_module, "collapsed_bound", recording)
+    gp = SparseGaussianProcessRegressor(Constant(1.0) * RBF(np.ones(3)),
+                                        inducing_points=X[::20], noise_variance=1e-3)
+    gp.fit(X, Y[:, 0])
+    x0 = points[0]
+    assert sum(np.array_equal(x, x0) for x in points[:-1]) == 1
+    assert np.linalg.norm(points[1] - x0) == pytest.approx(1.0, rel=1e-6)
+    start = collapsed_bound(Constant(1.0) * RBF(np.ones(3)), X[::20], 1e-3,
+                            InMemoryRows(X, Y[:, :1], 64), gradient=True)
+    assert np.linalg.norm(np.r_[start.grad_theta, start.grad_log_noise]) / len(X) > 1.0
+    assert gp.elbo_ > start.value and 0.005 < gp.noise_variance_ < 0.02
 
 
 def test_inducing_gradient_matches_finite_differences():

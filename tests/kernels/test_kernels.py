@@ -121,6 +121,23 @@ def test_gradient_dot_matches_contracting_each_gradient(name, offset):
     np.testing.assert_allclose(k.gradient_dot(X, W, k(X)), got, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("offset", [0.0, 1e3])
+def test_rbf_weighted_sums_numpy_and_numba_paths_agree(monkeypatch, offset):
+    """Small sets (the sparse GP's K_MM) take a NumPy path, large ones numba's fused pass
+    over one triangle: the same sums."""
+    from kernelkit.kernels import _distances as dist
+
+    rng = np.random.default_rng(5)
+    k = RBF([0.7, 1.3, 2.0])
+    X = rng.normal(size=(300, 3)) + offset
+    W = rng.normal(size=(300, 300))
+    W = W + W.T
+    small = k.gradient_dot(X, W)
+    monkeypatch.setattr(dist, "RBF_SUMS_NUMPY_ROWS", 0)
+    fused = k.gradient_dot(X, W)
+    np.testing.assert_allclose(small, fused, rtol=1e-9)
+
+
 def test_product_with_constant_and_sum_with_white_cross_matrices():
     rng = np.random.default_rng(4)
     X, Y = rng.normal(size=(5, 2)), rng.normal(size=(4, 2))

@@ -9,7 +9,7 @@ from threadpoolctl import threadpool_limits
 from kernelkit import NystromKernelRidge
 from kernelkit.kernels import RBF
 from kernelkit.linalg import KernelOperator
-from kernelkit.linalg.blocks import block_rows, block_slices
+from kernelkit.linalg.blocks import block_rows, block_slices, reduce_row_blocks
 
 
 def test_block_rows_and_slices():
@@ -83,3 +83,21 @@ def test_estimator_keeps_knm_only_when_it_fits():
     blocked = NystromKernelRidge(working_memory=1, **kw).fit(X, y)
     np.testing.assert_allclose(kept.dual_coef_, blocked.dual_coef_, rtol=1e-9,
                                atol=1e-9 * np.abs(kept.dual_coef_).max())
+
+
+def test_reduce_row_blocks_on_threads_is_the_serial_sum():
+    """Blocks on worker threads (one BLAS and one numba thread each) add up, in block
+    order, to the serial sum, bit for bit."""
+    import numba
+
+    rng = np.random.default_rng(0)
+    X, T = rng.normal(size=(1000, 40)), rng.normal(size=(1000, 2))
+
+    def part(Xb, Tb, scale):
+        return Xb.T @ Xb * scale, Xb.T @ Tb, numba.get_num_threads()
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        serial = reduce_row_blocks(part, X, T, 96, (0.5,))
+    threaded = reduce_row_blocks(part, X, T, 96, (0.5,), threads=2)
+    assert np.array_equal(serial[0], threaded[0]) and np.array_equal(serial[1], threaded[1])
+    assert threaded[2] == len(block_slices(1000, 96))  # one numba thread per block

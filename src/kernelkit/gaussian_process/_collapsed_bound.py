@@ -9,6 +9,10 @@ B = I + A A^T = L_B L_B^T and c = L_B^-1 A Y / sigma (t target columns, summed):
 
 The rows enter only through sums over row blocks b: P = sum_b (L^-1 K_Mb)(L^-1 K_Mb)^T
 (= s A A^T), p = sum_b L^-1 K_Mb Y_b, |Y|^2 and sum_i k(x_i, x_i) (one pass, O(n M^2)).
+L^-1 K_Mb is formed from each block (not P from sum_b K_Mb K_bM, whose rounding
+L^-1 ... L^-T amplifies by cond(K_MM): 1e-5 relative error at cond 1e12 against 1e-11),
+by GEMMs with the triangular inverse L^-1 (OpenBLAS's triangular solve runs at about a
+fifth of GEMM's rate; the inverse's result is within a factor of 2-8 of the solve's error).
 
 Gradient (derived by matrix differentials of the form above; with Phi = A A^T,
 v = L_B^-T c and H = t (I - B^-1) - v v^T):
@@ -23,22 +27,31 @@ The second pass contracts G_nM block by block with the kernel's derivatives
 (``cross_gradient_dot``, ``input_gradient_dot`` for Z, ``diag_gradient_dot``): no (n, M, p)
 tensor is formed, and the n x M matrix is held only when it fits scikit-learn's
 ``working_memory`` (the first pass's kernel blocks then serve the second pass; otherwise they
-are computed again, block by block).
+are computed again, block by block). Row blocks of ``rows_per_block`` rows (about 4 MiB of
+kernel entries) run on as many threads as BLAS threads are allowed, each with one BLAS
+thread; their partial sums are added in block order.
 """
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from typing import NamedTuple
 
 import numpy as np
 from scipy.linalg import solve_triangular
-from scipy.linalg.blas import dsyrk
+from scipy.linalg.blas import dgemm
+from scipy.linalg.lapack import dtrtri
 
+from .._scratch import Arena, scratch_empty
+from .._threads import limit_blas
 from ..linalg import cho_inverse, fits_in_memory, jitter_cholesky
 
-__all__ = ["Bound", "collapsed_bound", "Posterior"]
+__all__ = ["Bound", "KernelBlocks", "collapsed_bound", "kernel_blocks", "Posterior"]
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
+# up to this many inducing points the M x M algebra runs on one BLAS thread
+SMALL_M = 512
 
 
 class Posterior(NamedTuple):
@@ -83,43 +96,129 @@ def _block_key(Xb) -> tuple[int, int]:
     return Xb.__array_interface__["data"][0], Xb.shape[0]
 
 
-def stats_part(Xb, Yb, kernel, Z, L, cache=None):
-    """One block's ``(P_b, p_b, |Y_b|^2, sum_i k(x_i, x_i))`` (P_b upper triangle only).
+class KernelBlocks:
+    """The memory of the kernel blocks K(X_b, Z) across the evaluations of one fit.
 
-    ``cache`` (a dict, or None): K_bM is kept there for the gradient pass of the same
-    evaluation (:func:`grad_part`), so each evaluation computes the kernel block once.
+    ``keep``: the first pass of an evaluation writes K_bM here and the gradient pass reads
+    it back (each evaluation computes a kernel block once); the next evaluation writes
+    into the same memory. Each worker thread also gets an :class:`~kernelkit._scratch.Arena`
+    for a block's temporaries (A_b, G_bM, the kernel's contraction). From the second
+    evaluation on no page is new: fresh pages cost a page fault each, and made the
+    blockwise passes up to 1.5x slower. Without ``keep`` (K_nM does not fit in working
+    memory) the gradient pass computes each block again, into the arena.
+
+    Only for rows in this process: a store is never sent to Dask workers.
     """
-    Kb = kernel(Xb, Z)  # (b, M)
-    if cache is not None:
-        cache[_block_key(Xb)] = Kb
-    # A_b = L^-1 K_Mb (in Kb's memory unless Kb is kept)
-    Ab = solve_triangular(L, Kb.T, lower=True, overwrite_b=cache is None, check_finite=False)
-    return (dsyrk(1.0, Ab), Ab @ Yb, float(np.einsum("ij,ij->", Yb, Yb)),
-            float(np.sum(kernel.diag(Xb))))
+
+    def __init__(self, keep: bool):
+        self.keep = bool(keep)
+        self._kept: dict = {}
+        self._arenas: dict = {}  # thread id -> Arena (dict updates are atomic)
+
+    def arena(self) -> Arena:
+        """This thread's arena (its buffers live as long as this store)."""
+        tid = threading.get_ident()
+        arena = self._arenas.get(tid)
+        if arena is None:
+            arena = self._arenas[tid] = Arena()
+        return arena
+
+    def first(self, kernel, Xb, Z) -> np.ndarray:
+        """K(X_b, Z) computed into this block's kept memory (or the thread's scratch)."""
+        key, shape = _block_key(Xb), (Xb.shape[0], Z.shape[0])
+        out = self._kept.get(key) if self.keep else scratch_empty(shape)
+        K = _kernel_into(kernel, Xb, Z, np.empty(shape) if out is None else out)
+        if self.keep:
+            self._kept[key] = K
+        return K
+
+    def again(self, kernel, Xb, Z) -> np.ndarray:
+        """The block of the first pass if kept, else computed again into scratch."""
+        K = self._kept.get(_block_key(Xb)) if self.keep else None
+        return K if K is not None else _kernel_into(kernel, Xb, Z,
+                                                    scratch_empty((Xb.shape[0], Z.shape[0])))
 
 
-def grad_part(Xb, Yb, kernel, Z, C1, C2, want_inducing, cache=None):
+def _kernel_into(kernel, Xb, Z, out) -> np.ndarray:
+    """K(X_b, Z) written into ``out`` (float64) from the kernel's tile factors (one GEMM
+    and its in-place map); kernels without them return a new array."""
+    factors = kernel.tile_factors(Xb, Z)
+    if factors is None or out.shape != (Xb.shape[0], Z.shape[0]):
+        return np.asarray(kernel(Xb, Z), dtype=np.float64)
+    A, B, pair, apply = factors
+    if pair is None:
+        np.matmul(A, B.T, out=out)
+    else:
+        pair(A, B, out)
+    apply(out)
+    return out
+
+
+def stats_part(Xb, Yb, kernel, Z, Linv, blocks=None):
+    """One block's ``(P_b, p_b, |Y_b|^2, sum_i k(x_i, x_i))``.
+
+    ``blocks`` (a :class:`KernelBlocks`, or None: no memory is reused, nothing is kept).
+    """
+    with _evaluation(blocks):
+        Kb = kernel(Xb, Z) if blocks is None else blocks.first(kernel, Xb, Z)  # (b, M)
+        # A_b = L^-1 K_Mb by GEMMs with the triangular inverse (OpenBLAS's triangular
+        # solve runs at a fifth of GEMM's rate, and is as accurate to within a small
+        # factor); Fortran-ordered (M, b): P_b = A_b A_b^T by SYRK
+        Abt = _times_upper(Kb, Linv.T, scratch_empty(Kb.shape))
+        return (Abt.T @ Abt, Abt.T @ Yb, float(np.einsum("ij,ij->", Yb, Yb)),
+                float(np.sum(kernel.diag(Xb))))
+
+
+def grad_part(Xb, Yb, kernel, Z, C1, C2, want_inducing, blocks=None):
     """One block's ``(sum G * dK_bM/dtheta, sum d k(x_i, x_i)/dtheta, dZ part)``."""
-    Kb = cache.pop(_block_key(Xb), None) if cache is not None else None
-    if Kb is None:
-        Kb = kernel(Xb, Z)
-    Gb = Kb @ C1  # G_bM = K_bM C_1 + Y_b C_2^T
-    Gb += Yb @ C2.T
-    g_theta = kernel.cross_gradient_dot(Xb, Z, Gb, Kb)
-    g_diag = kernel.diag_gradient_dot(Xb, np.ones(Xb.shape[0]))
-    g_z = kernel.input_gradient_dot(Xb, Z, Gb, Kb) if want_inducing else np.zeros(1)
-    return g_theta, g_diag, g_z
+    with _evaluation(blocks):
+        Kb = kernel(Xb, Z) if blocks is None else blocks.again(kernel, Xb, Z)
+        Gb = np.matmul(Kb, C1, out=scratch_empty(Kb.shape))  # G_bM = K_bM C_1 + Y_b C_2^T
+        _add_outer(Gb, Yb, C2)
+        g_theta = kernel.cross_gradient_dot(Xb, Z, Gb, Kb)
+        g_diag = kernel.diag_gradient_dot(Xb, np.ones(Xb.shape[0]))
+        g_z = kernel.input_gradient_dot(Xb, Z, Gb, Kb) if want_inducing else np.zeros(1)
+        return g_theta, g_diag, g_z
+
+
+def _times_upper(K, U, out, depth: int = 2):
+    """``out = K @ U`` for an upper-triangular U, skipping its zero lower-left blocks:
+    [K1 K2] [U11 U12; 0 U22] = [K1 U11, K U[:, h:]], recursively on K1 U11 (``depth``
+    halvings: 3/4, then 11/16 of the GEMM's multiplications)."""
+    m = U.shape[0]
+    if depth == 0 or m < 128:
+        return np.matmul(K, U, out=out)
+    h = m // 2
+    np.matmul(K, U[:, h:], out=out[:, h:])
+    _times_upper(K[:, :h], U[:h, :h], out[:, :h], depth - 1)
+    return out
+
+
+def _evaluation(blocks):
+    # the block's temporaries come from this thread's arena (a no-op without a store)
+    return blocks.arena().evaluation() if blocks is not None else contextlib.nullcontext()
+
+
+def _add_outer(G, Y, C):
+    """``G += Y C^T`` in place: one BLAS call on the Fortran view ``G^T += C Y^T``."""
+    Gt = dgemm(1.0, C, Y.T, beta=1.0, c=G.T, overwrite_c=True)
+    if not np.shares_memory(Gt, G):  # (a copy was made: G not contiguous)
+        G += Y @ C.T
 
 
 # --------------------------------------------------------------------------- bound
-def _keeps_kernel_blocks(rows, m: int) -> bool:
-    """Keep K_nM between the two passes when the rows are in this process and the n x M
-    float64 matrix fits scikit-learn's ``working_memory`` (else it is computed twice)."""
-    return rows.in_memory and fits_in_memory(rows.shape[0] * m * 8)
+def kernel_blocks(rows, m: int) -> KernelBlocks | None:
+    """A store for the evaluations of a fit on ``rows`` (None for Dask rows). K_nM is kept
+    between the two passes when the n x M float64 matrix fits scikit-learn's
+    ``working_memory`` (else it is computed twice)."""
+    if not rows.in_memory:
+        return None
+    return KernelBlocks(keep=fits_in_memory(rows.shape[0] * m * 8))
 
 
 def collapsed_bound(kernel, Z: np.ndarray, noise: float, rows, *, gradient: bool = False,
-                    inducing_gradient: bool = False) -> Bound:
+                    inducing_gradient: bool = False,
+                    blocks: KernelBlocks | None = None) -> Bound:
     """Titsias' collapsed ELBO of the rows ``rows`` (see the module docstring).
 
     Parameters
@@ -135,44 +234,62 @@ def collapsed_bound(kernel, Z: np.ndarray, noise: float, rows, *, gradient: bool
         Also return the gradient in ``kernel.theta`` and in ``log s``.
     inducing_gradient : bool
         Also return the gradient in ``Z``.
+    blocks : KernelBlocks, optional
+        The memory of a fit's evaluations (:func:`kernel_blocks`); None: a store for this
+        evaluation only (for rows in this process).
 
     Returns
     -------
     Bound
     """
-    n, t, s = rows.shape[0], rows.n_targets, float(noise)
-    Kmm, L, jitter = factor_kmm(kernel, Z)
-    cache = {} if gradient and _keeps_kernel_blocks(rows, len(Z)) else None
-    P, p, yy, kd = rows.reduce(stats_part, kernel, Z, L, cache)
-    P = np.triu(P)
-    P = P + np.triu(P, 1).T
-    Phi = P / s  # A A^T
-    B = Phi + np.eye(len(Z))
-    LB, _ = jitter_cholesky(B, what="B = I + A A^T", max_relative_jitter=0.0)
-    c = _tri(LB, p) / s  # c = L_B^-1 A Y / sigma
-    cc = float(np.sum(c * c))
-    tr_phi = float(np.trace(Phi))
-    value = (-0.5 * n * t * (_LOG_2PI + np.log(s)) - t * float(np.sum(np.log(np.diag(LB))))
-             - 0.5 * yy / s + 0.5 * cc - 0.5 * t * kd / s + 0.5 * t * tr_phi)
-    v = _tri(LB, c, "T")  # v = L_B^-T c
-    post = Posterior(L, LB, _tri(L, v, "T"), jitter)
-    if not (gradient or inducing_gradient):
-        return Bound(value, None, None, None, post)
+    n, t, s, m = rows.shape[0], rows.n_targets, float(noise), len(Z)
+    with _small_blas(m):
+        Kmm, L, jitter = factor_kmm(kernel, Z)
+        Linv = dtrtri(L, lower=1)[0]  # L^-1 (lower triangular)
+    if blocks is None and (gradient or inducing_gradient):
+        blocks = kernel_blocks(rows, m)
+    P, p, yy, kd = rows.reduce(stats_part, kernel, Z, Linv, blocks)
+    with _small_blas(m):
+        P = np.triu(P)
+        P = P + np.triu(P, 1).T  # exactly symmetric
+        Phi = P / s  # A A^T
+        B = Phi + np.eye(m)
+        LB, _ = jitter_cholesky(B, what="B = I + A A^T", max_relative_jitter=0.0)
+        c = _tri(LB, p) / s  # c = L_B^-1 A Y / sigma
+        cc = float(np.sum(c * c))
+        tr_phi = float(np.trace(Phi))
+        value = (-0.5 * n * t * (_LOG_2PI + np.log(s)) - t * float(np.sum(np.log(np.diag(LB))))
+                 - 0.5 * yy / s + 0.5 * cc - 0.5 * t * kd / s + 0.5 * t * tr_phi)
+        v = _tri(LB, c, "T")  # v = L_B^-T c
+        post = Posterior(L, LB, _tri(L, v, "T"), jitter)
+        if not (gradient or inducing_gradient):
+            return Bound(value, None, None, None, post)
 
-    Binv = cho_inverse(LB)
-    H = t * (np.eye(len(Z)) - Binv) - v @ v.T
-    Gmm = _tri(L, _tri(L, H - t * Phi, "T").T, "T") / 2  # L^-T (H - t Phi) L^-1 / 2
-    C1 = _tri(L, _tri(L, H, "T").T, "T") / s  # L^-T H L^-1 / s
-    C1 = 0.5 * (C1 + C1.T)
-    Gmm = 0.5 * (Gmm + Gmm.T)
-    C2 = post.weights / s  # L^-T v / s
-    g_nm, g_diag, g_z = rows.reduce(grad_part, kernel, Z, C1, C2, inducing_gradient, cache)
-    grad_theta = kernel.gradient_dot(Z, Gmm, Kmm) + g_nm - 0.5 * t / s * g_diag
-    vPhiv = float(np.sum(v * (Phi @ v)))
-    grad_log_noise = (-0.5 * n * t + 0.5 * t * float(np.sum(Binv * Phi)) + 0.5 * yy / s - cc
-                      + 0.5 * vPhiv + 0.5 * t * kd / s - 0.5 * t * tr_phi)
-    grad_z = None
-    if inducing_gradient:
-        # d/dZ tr(G_MM K_MM) = 2 sum_a G_aj dk(z_a, z_j)/dz_j  (G_MM and k symmetric)
-        grad_z = 2.0 * kernel.input_gradient_dot(Z, Z, Gmm, Kmm) + g_z
+        Binv = cho_inverse(LB)
+        H = t * (np.eye(m) - Binv) - v @ v.T
+        # the sandwiches with L^-1 by GEMMs (as the first pass; four triangular solves
+        # took a third of the M x M work of an evaluation at M = 512)
+        QH = Linv.T @ (H @ Linv)
+        Gmm = (QH - t * (Linv.T @ (Phi @ Linv))) / 2  # L^-T (H - t Phi) L^-1 / 2
+        C1 = QH / s  # L^-T H L^-1 / s
+        C1 = 0.5 * (C1 + C1.T)
+        Gmm = 0.5 * (Gmm + Gmm.T)
+        C2 = post.weights / s  # L^-T v / s
+    g_nm, g_diag, g_z = rows.reduce(grad_part, kernel, Z, C1, C2, inducing_gradient, blocks)
+    with _small_blas(m):
+        grad_theta = kernel.gradient_dot(Z, Gmm, Kmm) + g_nm - 0.5 * t / s * g_diag
+        vPhiv = float(np.sum(v * (Phi @ v)))
+        grad_log_noise = (-0.5 * n * t + 0.5 * t * float(np.sum(Binv * Phi)) + 0.5 * yy / s
+                          - cc + 0.5 * vPhiv + 0.5 * t * kd / s - 0.5 * t * tr_phi)
+        grad_z = None
+        if inducing_gradient:
+            # d/dZ tr(G_MM K_MM) = 2 sum_a G_aj dk(z_a, z_j)/dz_j  (G_MM and k symmetric)
+            grad_z = 2.0 * kernel.input_gradient_dot(Z, Z, Gmm, Kmm) + g_z
     return Bound(value, grad_theta, grad_log_noise, grad_z, post)
+
+
+def _small_blas(m: int):
+    """One BLAS thread for the M x M algebra up to M = SMALL_M: with two, it took up to 2x
+    longer at M = 512 on 2 cores (the thread pools of two OpenBLAS libraries, NumPy's and
+    SciPy's, waking one after the other)."""
+    return limit_blas(1) if m <= SMALL_M else contextlib.nullcontext()

@@ -211,12 +211,21 @@ def _rbf_weighted_rows(Xs, W, R):  # pragma: no cover - numba
             _rbf_weighted_row(Xs, W, R, n - 1 - p)
 
 
+# up to this many rows rbf_weighted_sums runs in NumPy: its n x n temporaries are at most
+# 8 MiB, and a process that fits only small Gram matrices (the sparse GP's K_MM) never
+# pays numba's first-call start-up (0.4 s)
+RBF_SUMS_NUMPY_ROWS = 1024
+
+
 def rbf_weighted_sums(Xs: np.ndarray, W: np.ndarray) -> tuple[float, np.ndarray]:
     """``sum_ij W_ij k_ij`` and ``sum_ij W_ij k_ij (x_if - x_jf)^2`` for every feature f,
-    with ``k_ij = exp(-1/2 ||x_i - x_j||^2)`` on the already scaled rows ``Xs`` and a
-    symmetric ``W``. One fused pass over one triangle, no n x n temporary:
+    with ``k_ij = exp(-1/2 ||x_i - x_j||^2)`` on the already scaled (and centred) rows
+    ``Xs`` and a symmetric ``W``. One fused pass over one triangle, no n x n temporary:
     the likelihood gradient of ``c * RBF`` (ARD) in closed form.
     """
+    if Xs.shape[0] <= RBF_SUMS_NUMPY_ROWS:
+        return _rbf_weighted_sums_numpy(np.asarray(Xs, dtype=np.float64),
+                                        np.asarray(W, dtype=np.float64))
     Xs = np.ascontiguousarray(Xs, dtype=np.float64)
     Wc = W if W.flags.c_contiguous else W.T  # symmetric: the transpose is the same matrix
     Wc = np.ascontiguousarray(Wc, dtype=np.float64)
@@ -224,6 +233,23 @@ def rbf_weighted_sums(Xs: np.ndarray, W: np.ndarray) -> tuple[float, np.ndarray]
     _rbf_weighted_rows(Xs, Wc, R)
     sums = R.sum(axis=0)
     return float(sums[0]), sums[1:]
+
+
+def _rbf_weighted_sums_numpy(Xs, W):
+    # E = W * k; with E symmetric, sum_ij E_ij (x_if - x_jf)^2 = 2 sum_i r_i x_if^2
+    # - 2 (X^T E X)_ff, r = E 1 (the expansion on centred rows, as the kernel's own GEMM)
+    sq = np.einsum("ij,ij->i", Xs, Xs)
+    E = Xs @ Xs.T
+    E *= 2.0
+    E -= sq[:, None]
+    E -= sq[None, :]
+    np.minimum(E, 0.0, out=E)  # -||x_i - x_j||^2, clipped at 0
+    E *= 0.5
+    np.exp(E, out=E)
+    E *= W
+    r = E.sum(axis=1)
+    per_feature = 2.0 * (r @ Xs**2 - np.einsum("if,if->f", Xs, E @ Xs))
+    return float(r.sum()), per_feature
 
 
 # --- rational quadratic and periodic kernels: in-place maps and fused gradient sums -----

@@ -58,6 +58,10 @@ class PairContractions:
         S[n:, :n] = 0.5 * np.asarray(W).T
         return self.gradient_dot(np.concatenate([X, Y]), S)
 
+    # True where _value_and_cross_gradient_dot(X, Y, W, K) depends on W and K only through
+    # W * K (so that c * k may pass its own K = c Ko instead of dividing): the RBF
+    _contracts_through_product = False
+
     def _value_and_cross_gradient_dot(self, X, Y, W, K=None) -> tuple[float, np.ndarray]:
         """``(sum W * K(X, Y), cross_gradient_dot(X, Y, W, K))`` (for scales and products)."""
         if K is None:

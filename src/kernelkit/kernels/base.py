@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.base import clone
 
 from .._memory import require_memory
+from .._scratch import scratch_empty
 from ._fast_paths import FastPaths, times_constant
 from ._pair_gradients import PairContractions
 from ._params import Hyperparameter, Parametrized, _as_float_array, _n_rows, refuse_sparse
@@ -595,8 +596,14 @@ class Product(_Binary):
         pair = _constant_factor(self.k1, self.k2)
         if pair is not None:
             const, other = pair
-            # d(c Ko)/dlog c = c Ko ;  d(c Ko)/dtheta_o = c dKo/dtheta_o (Ko = K / c reused)
-            inner = K / const.value if K is not None and const.value > 0 else None
+            # d(c Ko)/dlog c = c Ko ;  d(c Ko)/dtheta_o = c dKo/dtheta_o
+            if K is not None and getattr(other, "_contracts_through_product", False):
+                # other's sums see W and Ko only as W * Ko, and W * K = c (W * Ko)
+                s, go = other._value_and_cross_gradient_dot(X, Y, W, K)
+                gc = np.array([s] if const.n_dims else [])
+                return np.concatenate([gc, go] if const is self.k1 else [go, gc])
+            inner = (np.divide(K, const.value, out=scratch_empty(K.shape))
+                     if K is not None and const.value > 0 else None)  # Ko = K / c reused
             s, go = other._value_and_cross_gradient_dot(X, Y, W, inner)
             gc = np.array([const.value * s] if const.n_dims else [])
             go = const.value * go

@@ -297,12 +297,14 @@ class RBF(_LengthScaleKernel):
             return np.empty(0)
         return self._value_and_cross_gradient_dot(X, Y, W, K)[1]
 
+    _contracts_through_product = True  # (only E = W * K is read below)
+
     def _value_and_cross_gradient_dot(self, X, Y, W, K=None):
         # dK/dlog l_f = K * (x_f - y_f)^2 / l_f^2; with E = W * K:
         # sum_ij E_ij (x_if - y_jf)^2 = sum_i r_i x_if^2 + sum_j c_j y_jf^2 - 2 (X^T E Y)_ff
         if K is None:
             K = self._compute(self._check_input(X), self._check_input(Y))
-        E = np.multiply(W, K, dtype=np.float64)
+        E = np.multiply(W, K, out=scratch_empty(np.broadcast_shapes(W.shape, K.shape)))
         Xs, Ys = self._scaled_pair(X, Y)
         r, c = E.sum(axis=1), E.sum(axis=0)
         per_feature = r @ Xs**2 + c @ Ys**2 - 2.0 * np.einsum("if,if->f", Xs, E @ Ys)

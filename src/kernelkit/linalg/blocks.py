@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 import sklearn
 
-from .._threads import blas_threads, limit_blas, pool
+from .._threads import blas_threads, limit_blas, numba_threads, pool
 
 __all__ = [
     "PARALLEL_MIN_ENTRIES",
@@ -102,9 +102,10 @@ def map_blocks(fn: Callable, items: Iterable, threads: int = 1, *,
     """``fn(item)`` for every item, yielded in order.
 
     With ``threads > 1`` the calls run on that many Python threads with one BLAS thread
-    each: one synchronization per block instead of one per BLAS panel, and NumPy's
-    single-threaded maps run in parallel. ``pin_blas`` keeps one BLAS thread on the serial
-    path too, so that every block is computed the same way whatever the thread count.
+    and one numba thread each: one synchronization per block instead of one per BLAS
+    panel, and NumPy's single-threaded maps run in parallel. ``pin_blas`` keeps one BLAS
+    thread on the serial path too, so that every block is computed the same way whatever
+    the thread count.
     """
     items = list(items)
     threads = min(threads, len(items))
@@ -117,7 +118,16 @@ def map_blocks(fn: Callable, items: Iterable, threads: int = 1, *,
             for item in items:
                 yield fn(item)
             return
-        yield from pool(threads).map(fn, items)
+        yield from pool(threads).map(_one_numba_thread(fn), items)
+
+
+def _one_numba_thread(fn: Callable) -> Callable:
+    # numba's thread count is per thread: a worker's parallel twins stay serial (no
+    # oversubscription when two workers reach a parallel loop at once)
+    def call(item):
+        with numba_threads(1):
+            return fn(item)
+    return call
 
 
 def sum_partials(parts: Iterable[np.ndarray], out: np.ndarray | None = None,
@@ -145,12 +155,14 @@ def sum_partial_tuples(parts: Iterable[tuple]) -> list[np.ndarray]:
     return total if total is not None else []
 
 
-def reduce_row_blocks(fn: Callable, X, T, rows: int, args: tuple = ()) -> list[np.ndarray]:
+def reduce_row_blocks(fn: Callable, X, T, rows: int, args: tuple = (),
+                      threads: int = 1) -> list[np.ndarray]:
     """``sum_b fn(X_b, T_b, *args)`` over the blocks of ``rows`` rows of ``X`` and of ``T``
     (an array aligned with X's rows), in block order (:func:`sum_partial_tuples`).
 
     ``fn`` returns a tuple of partial sums for its block. X may be any array that row
-    slicing serves, a CSR matrix included.
+    slicing serves, a CSR matrix included. With ``threads > 1`` the blocks run on that many
+    threads (:func:`map_blocks`, one BLAS thread each); the sum is the same.
 
     Examples
     --------
@@ -161,4 +173,6 @@ def reduce_row_blocks(fn: Callable, X, T, rows: int, args: tuple = ()) -> list[n
     >>> xs.tolist(), float(n)
     ([20.0, 25.0], 5.0)
     """
-    return sum_partial_tuples(fn(X[sl], T[sl], *args) for sl in block_slices(X.shape[0], rows))
+    return sum_partial_tuples(map_blocks(lambda sl: fn(X[sl], T[sl], *args),
+                                         block_slices(X.shape[0], rows), threads,
+                                         pin_blas=threads > 1))

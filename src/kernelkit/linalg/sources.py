@@ -39,6 +39,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from .._threads import blas_threads
 from .blocks import block_slices, reduce_row_blocks
 from .operator import KernelOperator
 
@@ -109,8 +110,9 @@ class ArrayRows:
         return KernelOperator(kernel, self.X, centers, working_memory=working_memory) @ coef
 
     def reduce(self, fn, targets, rows: int, *args) -> list[np.ndarray]:
-        # sum_b fn(X_b, T_b, *args), float64 partials added in block order
-        return reduce_row_blocks(fn, self.X, targets, rows, args)
+        # sum_b fn(X_b, T_b, *args), float64 partials added in block order; the blocks on
+        # as many threads as BLAS threads are allowed (one BLAS thread each)
+        return reduce_row_blocks(fn, self.X, targets, rows, args, threads=blas_threads())
 
 
 class SparseRows(ArrayRows):
