@@ -12,7 +12,12 @@ ScaleKernel(RBF ARD), torch.optim.LBFGS with strong Wolfe line search, Z fixed).
 "agreement" reports each library's final ELBO re-evaluated by our bound at the
 hyperparameters it found (one formula for all; the library's own value in the notes),
 and test RMSE and NLPD (negative log predictive density of y, noise included). Peak
-memory is the largest resident-set growth during the fit, sampled every 50 ms.
+memory is the largest resident-set growth during the fit, sampled every 50 ms. Ours and
+GPy's predictions are Titsias' (the prior variance k(x, x) minus what the inducing points
+explain, plus the posterior's); GPyTorch's InducingPointKernel predicts with the exact-GP
+equations on the low-rank kernel Q (subset of regressors, without the k(x, x) - Q(x, x)
+term: smaller variances, cf. gpytorch issue 1600), so its NLPD differs at the same
+hyperparameters.
 
 Parts (each its own process: ``python -m benchmarks.bench_sgpr PART``; rows saved under
 ``KK_BENCH_CACHE``; ``run()`` reads them back when ``KK_SGPR_SAVED=1``):

@@ -100,6 +100,25 @@ def client():
     cluster.close()
 
 
+def _times_weights(Xb, Tb, W):
+    """One block's partial sum X_b^T T_b W[0, 0]."""
+    return (Xb.T @ Tb * W[0, 0],)
+
+
+def test_dask_reduce_sends_each_large_argument_anew(client):
+    """Two reductions in a row whose argument exceeds 100 kB (client.map keys such an
+    argument by its name: the second reduction once met the first one's task)."""
+    da = pytest.importorskip("dask.array")
+    X, _, _, U = _problem()
+    rows, _ = DaskRows.for_fit(da.from_array(X, chunks=(150, 3)), U[:, 0],
+                               lambda dt: np.dtype(np.float64))
+    T = da.from_array(U, chunks=(150, U.shape[1]))
+    for w in (2.0, 3.0):
+        W = np.full((120, 120), w)  # 115 kB
+        (got,) = rows.reduce(_times_weights, T, 64, W)
+        np.testing.assert_allclose(got, X.T @ U * w, rtol=1e-12)
+
+
 @pytest.mark.parametrize("block_rows", [None, 64])
 def test_dask_operators_equal_dense(client, block_rows):
     da = pytest.importorskip("dask.array")

@@ -130,6 +130,24 @@ def recomputable(client, arrays) -> list:
     return [client.submit(_identity, a, pure=False) for a in arrays]
 
 
+def map_chunks(client, func, *iterables, **kwargs) -> list:
+    """``client.map(func, *iterables, pure=False, **kwargs)`` with every keyword argument
+    larger than 100 kB sent once as a future under a fresh key (:func:`recomputable`).
+
+    ``client.map`` puts such an argument in the graph under its *name* as key: two maps in
+    a row with different values of ``args`` (the sparse GP's passes, M = 512) collided in
+    the scheduler (an AssertionError, then a pickling error) instead of sending the new
+    value.
+    """
+    from dask.sizeof import sizeof
+    from distributed import Future
+
+    big = [k for k, v in kwargs.items() if not isinstance(v, Future) and sizeof(v) > 100_000]
+    for k, fut in zip(big, recomputable(client, [kwargs[k] for k in big])):
+        kwargs[k] = fut
+    return client.map(func, *iterables, pure=False, **kwargs)
+
+
 def persist_rows(client, A):
     """Persist a row-chunked ``A`` on the workers: ``(A, chunk futures in row order, offsets)``.
 
@@ -322,8 +340,8 @@ class DaskKernelOperator(KernelOperator):
         return V
 
     def _fixed_partials(self, V, parts) -> np.ndarray:
-        futs = self.client.map(_chunk_partials, self._futures, parts, Y=self._Y_future,
-                               kernel=self.kernel, V=V, rows=self.block_rows, pure=False)
+        futs = map_chunks(self.client, _chunk_partials, self._futures, parts, Y=self._Y_future,
+                          kernel=self.kernel, V=V, rows=self.block_rows)
         out = None
         for chunk in self.client.gather(futs):  # chunk order, then block order
             out = sum_partials(chunk, out)
@@ -334,18 +352,18 @@ class DaskKernelOperator(KernelOperator):
         V = self._check_V(V)
         if self.fixed_blocks:
             return self._fixed_partials(V, self.row_parts(U))
-        futs = self.client.map(_chunk_normal, self._futures, self.row_parts(U),
-                               self._chunk_names(), Y=self._Y_future, kernel=self.kernel, V=V,
-                               working_memory=self.working_memory, pure=False)
+        futs = map_chunks(self.client, _chunk_normal, self._futures, self.row_parts(U),
+                          self._chunk_names(), Y=self._Y_future, kernel=self.kernel, V=V,
+                          working_memory=self.working_memory)
         return _sum_in_order(self.client.gather(futs))
 
     def t_matmul(self, U) -> np.ndarray:
         """``K^T U`` for U with n rows (numpy, or dask chunked like X), summed on the client."""
         if self.fixed_blocks:
             return self._fixed_partials(None, self.row_parts(U))
-        futs = self.client.map(_chunk_t, self._futures, self.row_parts(U),
-                               self._chunk_names(), Y=self._Y_future, kernel=self.kernel,
-                               working_memory=self.working_memory, pure=False)
+        futs = map_chunks(self.client, _chunk_t, self._futures, self.row_parts(U),
+                          self._chunk_names(), Y=self._Y_future, kernel=self.kernel,
+                          working_memory=self.working_memory)
         return _sum_in_order(self.client.gather(futs))
 
     def matmul(self, V):
@@ -468,8 +486,8 @@ class DaskRows:
         client = get_client()
         _, x_chunks, _ = persist_rows(client, self.X)  # (already persisted: no work)
         _, t_chunks, _ = persist_rows(client, targets)
-        futures = client.map(_chunk_reduce, x_chunks, t_chunks, fn=fn, rows=rows, args=args,
-                             pure=False)
+        futures = map_chunks(client, _chunk_reduce, x_chunks, t_chunks, fn=fn, rows=rows,
+                             args=args)
         return sum_partial_tuples(client.gather(futures))
 
 
