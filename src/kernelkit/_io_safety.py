@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 __all__ = ["FormatError", "SerializationError", "NPY_HEADER_MAX", "MANIFEST_MAX", "MEMBER",
-           "ZIP_ERRORS",
-           "safe_dtype", "safe_shape", "check_ratio", "npy_header", "describe_foreign"]
+           "ZIP_ERRORS", "safe_dtype", "safe_shape", "check_stored", "check_ratio",
+           "npy_header", "describe_foreign"]
 
 NPY_HEADER_MAX = 1 << 16  # bytes of .npy header allowed beyond the array data
 # a manifest is JSON of a few KB (arrays are members of their own); its parse costs about 10x
@@ -67,6 +67,16 @@ def safe_shape(shape: Any, name: str) -> list[int]:
         raise FormatError(f"Member {name} has an invalid shape {str(shape)[:60]} in the "
                           "manifest.")
     return shape
+
+
+def check_stored(zf: zipfile.ZipFile, zinfo: zipfile.ZipInfo, name: str) -> None:
+    """A member's stored bytes must lie inside the archive, before its central directory:
+    zipfile reads a member's claimed stored size in one call, so that one flipped bit of
+    that size made a 4 kB file allocate 128 MB before the read came back short."""
+    end = getattr(zf, "start_dir", None)
+    if end is not None and zinfo.header_offset + zinfo.compress_size > end:
+        raise FormatError(f"{name} claims {zinfo.compress_size} stored bytes, more than the "
+                          "file holds (altered or truncated); refusing to load.")
 
 
 def check_ratio(zinfo: zipfile.ZipInfo, name: str) -> None:

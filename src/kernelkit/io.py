@@ -82,6 +82,7 @@ from ._io_safety import (
     FormatError,
     SerializationError,
     check_ratio,
+    check_stored,
     describe_foreign,
     npy_header,
     safe_dtype,
@@ -385,6 +386,7 @@ class _Reader:
         if zinfo.file_size > n_bytes + NPY_HEADER_MAX:
             raise FormatError(f"Member {name} is larger than its declared array (altered).")
         check_ratio(zinfo, name)
+        check_stored(self.zf, zinfo, name)
         header = npy_header(self.zf, name)
         if header[1:] != (dtype, tuple(shape)) or zinfo.file_size != header[0] + n_bytes:
             raise FormatError(f"Member {name} does not hold the {dtype.str} array of shape "
@@ -660,6 +662,7 @@ def _check_manifest(zf: zipfile.ZipFile, path) -> dict:
     if zf.getinfo(MANIFEST).file_size > MANIFEST_MAX:
         raise FormatError(f"{path}: {MANIFEST} is implausibly large (altered or not ours).")
     check_ratio(zf.getinfo(MANIFEST), path)
+    check_stored(zf, zf.getinfo(MANIFEST), path)
     raw = _read_member(zf, MANIFEST, path)
     try:
         manifest = json.loads(raw.decode("utf-8"))

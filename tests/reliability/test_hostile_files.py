@@ -74,3 +74,18 @@ def test_random_flips_and_cuts(data):
         raw = raw[:data.draw(st.integers(0, len(raw) - 1))]
     out = rel.try_load(bytes(raw), "hypothesis")
     assert out.outcome != "failure", out.detail
+
+
+def test_stored_size_beyond_the_file_is_refused_without_allocating_it():
+    """A member whose central-directory entry claims 128 MB of stored bytes (one flipped
+    bit, found by the test above) is refused before zipfile allocates a buffer for them."""
+    import struct
+
+    for name, data in sorted(_genuine().items()):
+        raw = bytearray(data)
+        entry = raw.rfind(b"PK\x01\x02")  # the last member's central-directory entry
+        stored = struct.unpack_from("<I", raw, entry + 20)[0]
+        struct.pack_into("<I", raw, entry + 20, stored | (1 << 27))
+        out = rel.try_load(bytes(raw), "stored size")
+        assert out.outcome == "refused", f"{name}: {out.outcome} {out.detail}"
+        assert out.peak_mb < 16, name

@@ -596,18 +596,14 @@ class Product(_Binary):
         pair = _constant_factor(self.k1, self.k2)
         if pair is not None:
             const, other = pair
-            # d(c Ko)/dlog c = c Ko ;  d(c Ko)/dtheta_o = c dKo/dtheta_o
-            if K is not None and getattr(other, "_contracts_through_product", False):
-                # other's sums see W and Ko only as W * Ko, and W * K = c (W * Ko)
-                s, go = other._value_and_cross_gradient_dot(X, Y, W, K)
-                gc = np.array([s] if const.n_dims else [])
-                return np.concatenate([gc, go] if const is self.k1 else [go, gc])
-            inner = (np.divide(K, const.value, out=scratch_empty(K.shape))
-                     if K is not None and const.value > 0 else None)  # Ko = K / c reused
+            # d(c Ko)/dlog c = c Ko, d(c Ko)/dtheta_o = c dKo/dtheta_o; sums of W*Ko take W*K
+            direct = K is not None and getattr(other, "_contracts_through_product", False)
+            c, inner = (1.0, K) if direct else (const.value, None)
+            if not direct and K is not None and c > 0:
+                inner = np.divide(K, c, out=scratch_empty(K.shape))  # Ko = K / c reused
             s, go = other._value_and_cross_gradient_dot(X, Y, W, inner)
-            gc = np.array([const.value * s] if const.n_dims else [])
-            go = const.value * go
-            return np.concatenate([gc, go] if const is self.k1 else [go, gc])
+            gc = np.array([c * s] if const.n_dims else [])
+            return np.concatenate([gc, c * go] if const is self.k1 else [c * go, gc])
         # sum W * (dK1 * K2) = sum (W * K2) * dK1, and likewise for k2
         K1, K2 = self._factor_blocks(X, Y)
         g1 = self.k1.cross_gradient_dot(X, Y, W * K2, K1) if self.k1.n_dims else np.empty(0)
