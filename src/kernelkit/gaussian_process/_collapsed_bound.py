@@ -289,7 +289,7 @@ def collapsed_bound(kernel, Z: np.ndarray, noise: float, rows, *, gradient: bool
 
 
 def _small_blas(m: int):
-    """One BLAS thread for the M x M algebra up to M = SMALL_M: with two, it took up to 2x
-    longer at M = 512 on 2 cores (the thread pools of two OpenBLAS libraries, NumPy's and
-    SciPy's, waking one after the other)."""
+    """One BLAS thread for the M x M algebra up to M = SMALL_M: with two it took up to 2x
+    longer at M = 512 on 2 cores (measured; NumPy and SciPy each bring an OpenBLAS with its
+    own thread pool, and their wake-ups alternate in this chain of small calls)."""
     return limit_blas(1) if m <= SMALL_M else contextlib.nullcontext()
