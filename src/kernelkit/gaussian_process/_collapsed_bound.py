@@ -104,7 +104,7 @@ class KernelBlocks:
     into the same memory. Each worker thread also gets an :class:`~kernelkit._scratch.Arena`
     for a block's temporaries (A_b, G_bM, the kernel's contraction). From the second
     evaluation on no page is new: fresh pages cost a page fault each, and made the
-    blockwise passes up to 1.5x slower. Without ``keep`` (K_nM does not fit in working
+    blockwise passes about 1.3x slower. Without ``keep`` (K_nM does not fit in working
     memory) the gradient pass computes each block again, into the arena.
 
     Only for rows in this process: a store is never sent to Dask workers.
