@@ -44,8 +44,9 @@ from scipy.linalg.blas import dgemm
 from scipy.linalg.lapack import dtrtri
 
 from .._scratch import Arena, scratch_empty
-from .._threads import limit_blas
+from .._threads import single_threaded
 from ..linalg import cho_inverse, fits_in_memory, jitter_cholesky
+from ..linalg.fused import tile_plan
 
 __all__ = ["Bound", "KernelBlocks", "collapsed_bound", "kernel_blocks", "Posterior"]
 
@@ -140,17 +141,12 @@ class KernelBlocks:
 
 
 def _kernel_into(kernel, Xb, Z, out) -> np.ndarray:
-    """K(X_b, Z) written into ``out`` (float64) from the kernel's tile factors (one GEMM
-    and its in-place map); kernels without them return a new array."""
-    factors = kernel.tile_factors(Xb, Z)
-    if factors is None or out.shape != (Xb.shape[0], Z.shape[0]):
+    """K(X_b, Z) written into ``out`` (float64) as one tile of the kernel's tile plan (a
+    GEMM of its factor rows and its in-place map); kernels without one return a new array."""
+    plan = tile_plan(kernel, Xb, Z)
+    if plan is None or out.shape != plan.shape:
         return np.asarray(kernel(Xb, Z), dtype=np.float64)
-    A, B, pair, apply = factors
-    if pair is None:
-        np.matmul(A, B.T, out=out)
-    else:
-        pair(A, B, out)
-    apply(out)
+    plan.tile(slice(0, out.shape[0]), slice(0, out.shape[1]), out)  # the whole of out
     return out
 
 
@@ -289,7 +285,8 @@ def collapsed_bound(kernel, Z: np.ndarray, noise: float, rows, *, gradient: bool
 
 
 def _small_blas(m: int):
-    """One BLAS thread for the M x M algebra up to M = SMALL_M: with two it took up to 2x
-    longer at M = 512 on 2 cores (measured; NumPy and SciPy each bring an OpenBLAS with its
-    own thread pool, and their wake-ups alternate in this chain of small calls)."""
-    return limit_blas(1) if m <= SMALL_M else contextlib.nullcontext()
+    """One BLAS (and numba) thread for the M x M algebra up to M = SMALL_M: with two it
+    took up to 2x longer at M = 512 on 2 cores (measured; NumPy and SciPy each bring an
+    OpenBLAS with its own thread pool, and their wake-ups alternate in this chain of small
+    calls)."""
+    return single_threaded(m <= SMALL_M)
