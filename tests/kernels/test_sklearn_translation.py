@@ -141,6 +141,36 @@ def test_product_factors_computed_once_per_evaluation(X, monkeypatch):
     np.testing.assert_allclose(g, [float(np.sum(W * dK)) for dK in k.gradient(X)], rtol=1e-10)
 
 
+@pytest.mark.parametrize("fixed", [None, "length_scale", "periodicity"])
+@pytest.mark.parametrize("length_scale,periodicity", [(1.0, 1.0), (0.6, 0.37), (2.5, 7.0)])
+def test_exp_sine_on_a_time_axis_equals_sklearn(length_scale, periodicity, fixed):
+    # one feature: sin(a_i - a_j) and cos(a_i - a_j) from two rank-2 products of the sines
+    # and cosines of the reduced angles, at the offset of calendar years
+    from kernelkit._scratch import Arena
+
+    x = np.sort(np.random.default_rng(5).uniform(1958.0, 2001.0, 80))[:, None]
+    bounds = {f"{name}_bounds": "fixed" for name in [fixed] if name}
+    k_sk = sk.ExpSineSquared(length_scale, periodicity, **bounds)
+    K_sk, G_sk = k_sk(x, eval_gradient=True)
+    k = ExpSineSquared(length_scale, periodicity, **bounds)
+    W = np.random.default_rng(6).normal(size=(80, 80))
+    W = W + W.T
+    with Arena().evaluation():  # the scratch memory the optimizer's evaluations use
+        parts = {}
+        K = k.matrix_parts(x, parts)
+        np.testing.assert_allclose(K, K_sk, rtol=1e-10, atol=1e-11)
+        free = [j for j, h in enumerate(k.hyperparameters) if not h.fixed]
+        assert len(parts[id(k)][1]) == len(free)  # no matrix for a fixed hyperparameter
+        g = k.gradient_dot(x, W, parts=parts)
+    want = [float(np.sum(W * G_sk[:, :, j])) for j in range(G_sk.shape[2])]
+    np.testing.assert_allclose(g, want, rtol=1e-9, atol=1e-8)
+    # the same numbers as the pass over squared distances (two features, one of them 0)
+    x2 = np.hstack([x, np.zeros_like(x)])
+    parts2 = {}
+    np.testing.assert_allclose(k.matrix_parts(x2, parts2), K, rtol=1e-10, atol=1e-11)
+    np.testing.assert_allclose(k.gradient_dot(x2, W, parts=parts2), g, rtol=1e-9, atol=1e-8)
+
+
 def test_kernels_print_as_sklearn():
     assert repr(Constant(0.841**2) * RBF(length_scale=0.5)) == "0.841**2 * RBF(length_scale=0.5)"
     pairs = [

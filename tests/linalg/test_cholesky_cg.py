@@ -79,6 +79,41 @@ def test_solve_logdet_inverse_from_factor():
     np.testing.assert_array_equal(Ainv, Ainv.T)
 
 
+@pytest.mark.parametrize("n", [97, 300, 1100])
+@pytest.mark.parametrize("one_thread", [True, False])
+def test_inverse_by_blocks_and_by_potri_from_the_lower_triangle_only(n, one_thread):
+    # one BLAS thread and n <= 1024: L^-1 by halves and trmm; else LAPACK potri. Either
+    # reads the lower triangle only (a factor with clean=False keeps K above it)
+    from kernelkit._threads import single_threaded
+
+    A = _spd(n, seed=n)
+    L = np.linalg.cholesky(A) + np.triu(np.full((n, n), 7.0), 1)
+    with single_threaded(one_thread):
+        Ainv = cho_inverse(L)
+        again = cho_inverse(np.asfortranarray(L), overwrite_l=True)
+    np.testing.assert_allclose(Ainv @ A, np.eye(n), atol=1e-9)
+    np.testing.assert_array_equal(Ainv, Ainv.T)
+    np.testing.assert_allclose(again, Ainv, rtol=1e-12, atol=1e-15)
+    singular = np.linalg.cholesky(A)
+    singular[n // 3, n // 3] = 0.0
+    with pytest.raises(NumericalError, match="singular"), single_threaded(one_thread):
+        cho_inverse(singular)
+
+
+@pytest.mark.parametrize("n", [1, 2, 64, 65, 300])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_triangle_copies_by_blocks(n, order):
+    from kernelkit.linalg.cholesky import _triangle
+
+    A = np.asarray(np.random.default_rng(n).normal(size=(n, n)), order=order)
+    expected = {"zero": np.tril(A), "lower": np.triu(A) + np.triu(A, 1).T,
+                "upper": np.tril(A) + np.tril(A, -1).T}
+    for what, want in expected.items():
+        B = A.copy(order=order)
+        _triangle(B, what)
+        np.testing.assert_array_equal(B, want)
+
+
 def test_pcg_solves_and_preconditioning_helps():
     rng = np.random.default_rng(5)
     d = np.logspace(0, 4, 200)

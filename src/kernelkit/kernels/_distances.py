@@ -26,6 +26,7 @@ __all__ = [
     "rbf_weighted_sums",
     "rq_weighted_sums",
     "exp_sine_weighted_sums",
+    "exp_sine_1d_and_derivatives",
     "centre_pair",
     "tile_exp",
     "tile_l1",
@@ -391,6 +392,48 @@ def exp_sine_and_derivatives(D: np.ndarray, length_scale: float, periodicity: fl
     K, G1, G2 = _outputs(D, 3)
     _exp_sine_and_derivatives(D, np.pi / float(periodicity), 2.0 / float(length_scale) ** 2,
                               K, G1, G2)
+    return K, G1, G2
+
+
+def exp_sine_1d_and_derivatives(x: np.ndarray, length_scale: float, periodicity: float,
+                                need_length: bool = True, need_period: bool = True):
+    """ExpSineSquared's K and its derivative matrices (log l, log p; None where not
+    needed), new arrays, on one time axis ``x`` of shape (n,): no transcendental per pair.
+
+    With a_i = pi x_i / p, s = sin(a), c = cos(a): sin(a_i - a_j) = s_i c_j - c_i s_j and
+    cos(a_i - a_j) = c_i c_j + s_i s_j, two rank-2 products; then K = exp(-gamma S^2) with
+    gamma = 2 / l^2, dK/dlog l = 2 gamma S^2 K and dK/dlog p = 2 gamma a S C K with
+    a = pi (x_i - x_j) / p (S C a is even in x_i - x_j, so |d| and d give the same).
+    The axis is centred and reduced modulo p first (exact in floating point; sin^2 and
+    S C do not change), so the angles stay in (-pi, pi) at any offset of the time axis.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    x = x - x.mean()
+    p = float(periodicity)
+    freq, gamma = np.pi / p, 2.0 / float(length_scale) ** 2
+    a = np.fmod(x, p) * freq
+    s, c = np.sin(a), np.cos(a)
+    n = x.shape[0]
+    K, S = (scratch_empty((n, n)) for _ in range(2))
+    np.matmul(np.stack([s, c], axis=1), np.stack([c, -s], axis=1).T, out=S)  # sin(a_i - a_j)
+    G2 = None
+    if need_period:
+        G2 = scratch_empty((n, n))
+        sc = np.stack([c, s], axis=1)
+        np.matmul(sc, sc.T, out=G2)  # cos(a_i - a_j)
+        G2 *= S
+        xs = x * (2.0 * gamma * freq)
+        G2 *= np.subtract.outer(xs, xs, out=K)  # 2 gamma a S C (K's memory as the temporary)
+    S *= S
+    np.multiply(S, -gamma, out=K)
+    np.exp(K, out=K)
+    if need_period:
+        G2 *= K
+    G1 = None
+    if need_length:
+        S *= 2.0 * gamma
+        S *= K
+        G1 = S
     return K, G1, G2
 
 

@@ -544,7 +544,7 @@ class Product(_Binary):
         K1 = self.k1.matrix_parts(X, parts)
         K2 = self.k2.matrix_parts(X, parts)
         parts[id(self)] = (K1, K2)
-        return K1 * K2
+        return np.multiply(K1, K2, out=scratch_empty(K1.shape, np.result_type(K1, K2)))
 
     def gradient(self, X, K=None):
         # d(K1 K2) = dK1 * K2 + K1 * dK2 (elementwise)
@@ -579,10 +579,10 @@ class Product(_Binary):
         else:
             K1 = self.k1._compute(self.k1._check_input(X), None)
             K2 = self.k2._compute(self.k2._check_input(X), None)
-        g1 = (self.k1.gradient_dot(X, W * K2, K1, parts=parts) if self.k1.n_dims
-              else np.empty(0))
-        g2 = (self.k2.gradient_dot(X, W * K1, K2, parts=parts) if self.k2.n_dims
-              else np.empty(0))
+        WK = scratch_empty(W.shape, np.result_type(W, K1, K2))  # W * K2, then W * K1
+        g1, g2 = (k.gradient_dot(X, np.multiply(W, Ko, out=WK), Kk, parts=parts)
+                  if k.n_dims else np.empty(0)
+                  for k, Kk, Ko in ((self.k1, K1, K2), (self.k2, K2, K1)))
         return np.concatenate([g1, g2])
 
     def _factor_blocks(self, X, Y):

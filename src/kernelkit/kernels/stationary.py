@@ -611,8 +611,13 @@ class ExpSineSquared(_LengthScaleKernel):
         if not _cache_fits(X, 5):
             return super().matrix_parts(X, parts)
         self._check_params()
-        K, G1, G2 = dist.exp_sine_and_derivatives(_shared_sqdist(X, parts),
-                                                  self.length_scale, self.periodicity)
+        if X.shape[1] == 1:  # a time axis: two rank-2 products instead of a sine per pair
+            free = [not h.fixed for h in self.hyperparameters]
+            K, G1, G2 = dist.exp_sine_1d_and_derivatives(
+                X[:, 0], self.length_scale, self.periodicity, *free)
+        else:
+            K, G1, G2 = dist.exp_sine_and_derivatives(_shared_sqdist(X, parts),
+                                                      self.length_scale, self.periodicity)
         return _keep_parts(self, parts, K, G1, G2)
 
     def gradient_dot(self, X, W, K=None, parts=None):
