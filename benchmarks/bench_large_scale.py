@@ -182,8 +182,14 @@ def rows_1m(max_iter: int = 20) -> list[Row]:
     del X
     model = _big_model(max_iter)
     t0 = time.perf_counter()
-    peak, model = peak_memory(lambda: model.fit(X32, y32))
+    model.fit(X32, y32)
     t_fit = time.perf_counter() - t0
+    # the traced peak from a short fit with the same blocks: under tracemalloc every NumPy
+    # allocation of the product's worker threads waits for the GIL, which slowed the
+    # timed fit of 2026-11-27 01:58 to 93 s
+    t0 = time.perf_counter()
+    peak, short = peak_memory(lambda: _big_model(2).fit(X32, y32))
+    t_traced = time.perf_counter() - t0
     r = _rmse(model.predict(Xte.astype(np.float32)), yte)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -193,9 +199,11 @@ def rows_1m(max_iter: int = 20) -> list[Row]:
         f"NystromKernelRidge n={n:,}, d=16, M={BIG_M}, float32 (RBF gamma={BIG_GAMMA}, "
         f"lambda={BIG_LAM:g})", t_fit, None, peer="none (exact KRR: 8 TB)",
         agree=f"test RMSE {r:.4f} (noise sd 0.1, var(y) {np.var(yte):.2f})",
-        target="fit ≤ 300 s, peak ≤ 8 GB",
-        notes=f"{model.n_iter_} iterations, residual {model.history_[-1]:.1e}; peak "
-              f"{peak / 2**30:.2f} GiB traced, process max RSS {rss:.2f} GiB; load avg "
+        target="fit ≤ 300 s, peak ≤ 8 GB; issue 20: ≤ 80 s",
+        notes=f"{model.n_iter_} iterations, residual {model.history_[-1]:.1e}; timed "
+              f"without tracemalloc; peak {peak / 2**30:.2f} GiB traced in a "
+              f"{short.n_iter_}-iteration fit of the same blocks ({t_traced:.1f} s under "
+              f"tracemalloc), process max RSS {rss:.2f} GiB; load avg "
               f"{os.getloadavg()[0]:.1f} on 2 cores",
     ))]
 

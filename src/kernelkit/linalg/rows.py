@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._memory import row_store
 from ..kernels import Kernel, Precomputed
 from .blocks import block_rows, working_memory_bytes
 
@@ -98,7 +99,7 @@ class KernelRows:
         self._sparse = None if kernel is None else kernel.sparse_row_products(self.X)
         n_slots = n if dense else int(min(n, max(2, budget // (dtype.itemsize * max(n, 1)))))
         self.mode = "lazy" if dense else "lru"
-        self.data = np.empty((n_slots, n), dtype=dtype)
+        self.data = row_store((n_slots, n), dtype)  # rows as asked: small pages
         self.slot_of = np.full(n, -1, dtype=np.int64)
         self.row_of_slot = np.full(n_slots, -1, dtype=np.int64)
         self._init_lru(n_slots)
