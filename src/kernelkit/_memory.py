@@ -5,7 +5,8 @@ now (``MemAvailable`` of /proc/meminfo on Linux; the free physical pages elsewhe
 raises :class:`kernelkit.exceptions.InsufficientMemoryError` saying how much it would need.
 Small requests (below ``CHECK_FROM`` bytes) are not checked: they cannot fail for want of
 memory in a way worth a system call. ``KERNELKIT_AVAILABLE_MEMORY`` (bytes) overrides the
-measurement (tests; containers whose limit /proc does not show).
+measurement (tests; containers whose limit /proc does not show). ``row_store(shape, dtype)``
+allocates a kernel-row cache on small pages (see its docstring).
 
 Examples
 --------
@@ -104,4 +105,3 @@ def row_store(shape, dtype) -> np.ndarray:
     except (OSError, ValueError):  # pragma: no cover - a system without the advice
         return np.empty(shape, dtype)
     return np.frombuffer(buf, dtype=dtype).reshape(shape)
-
