@@ -168,6 +168,22 @@ def test_smo_lru_cache_equals_dense(shrinking):
     assert a.info["n_kernel_rows"] > 20  # rows were evicted and recomputed
 
 
+@pytest.mark.parametrize("dtype,rtol", [(np.float64, 1e-13), (np.float32, 2e-6)])
+@pytest.mark.parametrize("dense", [True, False])
+def test_kernel_rows_one_at_a_time_and_in_blocks_are_the_kernels(dtype, rtol, dense):
+    # one row: formed in its slot; several: a block, copied in; both exp(min(g, 0))
+    X, K, _, _ = _data(n=150, seed=6)
+    rows = KernelRows(RBF(length_scale=1.0), X, dense=dense, dtype=dtype,
+                      working_memory=40 * 150 * 8 / 2**20)
+    rows.fetch(3)
+    rows.fetch_many(np.array([5, 7, 9, 3]))
+    for r in (3, 5, 7, 9):
+        got = rows.row(r)
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, K[r], rtol=rtol, atol=rtol)
+        assert got[r] == 1.0  # the diagonal is k(x, x) exactly
+
+
 def test_smo_float32_kernel_matches_float64():
     X, K, yc, _ = _data(n=150, seed=5)
     r32 = KernelRows(RBF(length_scale=1.0), X, dtype=np.float32)
