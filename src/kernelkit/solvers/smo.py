@@ -65,7 +65,7 @@ def _select_i(yG, up, active, n_active):
     gmax = -np.inf
     for k in range(n_active):
         t = active[k]
-        if up[t] and -yG[t] >= gmax:
+        if -yG[t] >= gmax and up[t]:
             gmax = -yG[t]
             i = t
     return i, gmax
@@ -156,26 +156,28 @@ def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tic
         last_used[si] = tick[0]
         Ki = data[si]
         # --- j minimises -b_it^2 / a_it over I_low with -ys_t G_t < gmax (second order)
+        # Branch-free but for the rare improvement: whether t is in I_low and whether
+        # grad_diff > 0 are data-dependent and unpredictable, and as branches their
+        # mispredictions cost more than computing every t's candidate value; the division
+        # is left for the improvements (-g^2 / a <= m  <=>  -g^2 <= m a, a > 0).
         j = -1
         gmax2 = -np.inf
         obj_min = np.inf
         kii = kd[ri]
         for k in range(n_active):
             t = active[k]
-            if low[t]:
-                yg = yG[t]
-                if yg > gmax2:
-                    gmax2 = yg
-                grad_diff = gmax + yg
-                if grad_diff > 0.0:
-                    rt = idx[t]
-                    a_it = kii + kd[rt] - 2.0 * Ki[rt]  # K_ii + K_tt - 2 K_it
-                    if a_it <= 0.0:
-                        a_it = _TAU
-                    v = -grad_diff * grad_diff / a_it
-                    if v <= obj_min:
-                        obj_min = v
-                        j = t
+            yg = yG[t]
+            in_low = low[t]
+            gmax2 = max(gmax2, yg if in_low else -np.inf)
+            grad_diff = gmax + yg
+            rt = idx[t]
+            a_it = kii + kd[rt] - 2.0 * Ki[rt]  # K_ii + K_tt - 2 K_it
+            a_it = a_it if a_it > 0.0 else _TAU
+            num = -grad_diff * grad_diff
+            better = in_low and grad_diff > 0.0 and num <= obj_min * a_it
+            if better:
+                obj_min = num / a_it
+                j = t
         if gmax + gmax2 < eps or j < 0:
             if n_active < n_var:
                 return 3
@@ -221,7 +223,7 @@ def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tic
             ru = idx[u]
             v = yG[u] + step * (Ki[ru] - Kj[ru])
             yG[u] = v
-            if up[u] and -v >= gnext:
+            if -v >= gnext and up[u]:  # rarely true first: a predictable branch
                 gnext = -v
                 i_next = u
         state[5] = i_next
