@@ -102,6 +102,27 @@ def test_kernel_rows_of_sparse_rows_from_the_column_scatter(kernel, dtype, monke
     assert rows.mode == "lru" and rows.n_slots < 90
 
 
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+@pytest.mark.parametrize("n_cols", [10, 70])
+def test_rows_dot_beyond_the_cache_by_bounded_blocks(fmt, n_cols, monkeypatch):
+    # more columns than half the cache: kernel blocks of at most 1/8 of the budget, against
+    # every row with the values scattered (sparse rows, or most of X) or against X[cols]
+    from kernelkit.linalg import rows as rows_module
+
+    X = _X("csr", n=90)
+    X = X.toarray() if fmt == "dense" else X
+    ref = RBF(0.8)(X.toarray() if fmt == "csr" else X)
+    rows = KernelRows(RBF(0.8), X, dense=False, working_memory=0.008, dtype=np.float64)
+    assert rows.n_slots // 2 < 10 and rows._block_mib == 0.25
+    monkeypatch.setattr(rows_module, "block_rows", lambda n_cols, itemsize, mib: 16)
+    rng = np.random.default_rng(2)
+    cols = rng.choice(90, size=n_cols, replace=False)
+    vals = rng.normal(size=n_cols)
+    which = np.arange(3, 90, 2)
+    np.testing.assert_allclose(rows.rows_dot(which, cols, vals), ref[which][:, cols] @ vals,
+                               rtol=1e-12, atol=1e-12)
+
+
 def test_kernel_rows_of_other_kernels_on_sparse_rows_use_their_blocks():
     X = _X("csr", n=50)
     rows = KernelRows(Laplacian(3.0), X)

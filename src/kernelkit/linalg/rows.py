@@ -85,6 +85,9 @@ class KernelRows:
             return
         n = X.shape[0] if hasattr(X, "shape") else len(X)
         self.n = n
+        # blocks of kernel rows formed outside the cache (rows_dot) take at most an eighth
+        # of the budget, so that the cache, X's copies and a block stay within it
+        self._block_mib = max(0.25, min(2 * ROW_BLOCK_MIB, budget / 8 / 2**20))
         self.diag = np.ascontiguousarray(kernel.diag(X), dtype=np.float64)
         if dtype is None:
             dtype = np.float64 if n * n * 8 <= budget else np.float32
@@ -210,10 +213,27 @@ class KernelRows:
             self.fetch_many(cols)
             _cols_dot(self.data, self.slot_of, rows, cols, vals, out)
             return out
+        if self._sparse is not None or 2 * len(cols) >= self.n:
+            # blocks against every row, vals scattered to length n: no copy of X[cols]
+            # (most of X when the support is large); sparse rows come straight from the
+            # CSC products into the block, without a sparse temporary
+            w = np.zeros(self.n)
+            np.add.at(w, cols, vals)
+            step = block_rows(self.n, 8, self._block_mib)
+            for start in range(0, len(rows), step):
+                rr = rows[start : start + step]
+                if self._sparse is not None:
+                    Kb = np.empty((len(rr), self.n), dtype=self.dtype)
+                    self._sparse.into(Kb, rr, np.arange(len(rr)))
+                else:
+                    Kb = self.kernel.block(self.X[rr], self.X)
+                Kb[np.arange(len(rr)), rr] = self.diag[rr]  # diagonal of k(X, X) is diag
+                out[start : start + step] = Kb @ w
+            return out
         Xc = self.X[cols]
         col_pos = np.full(self.n, -1, dtype=np.int64)
         col_pos[cols] = np.arange(len(cols))
-        step = block_rows(len(cols), 8, 2 * ROW_BLOCK_MIB)
+        step = block_rows(len(cols), 8, self._block_mib)
         for start in range(0, len(rows), step):
             rr = rows[start : start + step]
             Kb = self.kernel.block(self.X[rr], Xc)

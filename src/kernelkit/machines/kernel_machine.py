@@ -137,7 +137,10 @@ class _KernelMachine(BaseEstimator):
         # (1/m) sum w_i l_i + alpha ||f||^2 <=> 1/2 ||f||^2 + sum C_i l_i, C_i = w_i/(2 alpha sum w)
         Cs = sw[keep] / (2.0 * alpha * sw.sum())
         kernel = self._fit_kernel(X, sw)
-        Xk = X[np.ix_(keep, keep)] if isinstance(kernel, Precomputed) else X[keep]
+        if len(keep) == X.shape[0]:  # every weight positive: no copy of X
+            Xk = X
+        else:
+            Xk = X[np.ix_(keep, keep)] if isinstance(kernel, Precomputed) else X[keep]
         A, b, n_iter, gaps = self._solve(solver, kernel, Xk, Y[keep], Cs, loss)
         A = _scatter(A, keep, X.shape[0])  # coefficients of the dropped rows are 0
         self.loss_ = loss
