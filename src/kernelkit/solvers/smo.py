@@ -156,10 +156,10 @@ def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tic
         last_used[si] = tick[0]
         Ki = data[si]
         # --- j minimises -b_it^2 / a_it over I_low with -ys_t G_t < gmax (second order)
-        # Branch-free but for the rare improvement: whether t is in I_low and whether
-        # grad_diff > 0 are data-dependent and unpredictable, and as branches their
-        # mispredictions cost more than computing every t's candidate value; the division
-        # is left for the improvements (-g^2 / a <= m  <=>  -g^2 <= m a, a > 0).
+        # Every t's candidate is computed, then one test after the arithmetic: whether t
+        # is in I_low and whether grad_diff > 0 are data-dependent, and as nested branches
+        # their mispredictions cost more than the arithmetic (letters: 1.73 -> 1.56 s);
+        # the division is left for the improvements (-g^2 / a <= m  <=>  -g^2 <= m a, a > 0).
         j = -1
         gmax2 = -np.inf
         obj_min = np.inf
