@@ -274,7 +274,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(200, 2))
     >>> y = np.where(X[:, 0] ** 2 + X[:, 1] ** 2 > 1.2, 1, -1)
-    >>> clf = KernelPerceptron(kernel="rbf", gamma=1.0, max_epochs=3).fit(X, y)
+    >>> clf = KernelPerceptron(kernel="rbf", gamma=1.0, max_epochs=3, random_state=0).fit(X, y)
     >>> clf.mistakes_.tolist()[0] > clf.mistakes_.tolist()[-1]
     True
     >>> float(clf.score(X, y)) > 0.9

@@ -58,7 +58,8 @@ class StructuredPerceptron(JointKernelModel):
     >>> from kernelkit.structured import MulticlassOracle, StructuredPerceptron
     >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [3.0, 3.0], [3.1, 3.0], [0.0, 3.0], [0.1, 3.0]])
     >>> y = np.array([0, 0, 1, 1, 2, 2])
-    >>> m = StructuredPerceptron(MulticlassOracle(), kernel="rbf", gamma=1.0).fit(X, y)
+    >>> m = StructuredPerceptron(MulticlassOracle(), kernel="rbf", gamma=1.0,
+    ...                          random_state=0).fit(X, y)
     >>> m.predict(X).tolist()
     [0, 0, 1, 1, 2, 2]
     """
