@@ -165,26 +165,34 @@ class KernelRows:
         self.last_used[slots] = self.tick[0]
         self.n_computed += len(rows)
 
+    def _block(self, rr, out=None) -> np.ndarray:
+        """Rows ``rr`` of K (len(rr) x n, in the storage dtype), into ``out`` when given:
+        the sparse rows' CSC products, one GEMM of the exp factors and an in-place exp, or
+        the kernel's block; the diagonal entries are ``diag`` exactly."""
+        if self._sparse is not None:
+            out = np.empty((len(rr), self.n), self.dtype) if out is None else out
+            self._sparse.into(out, rr, np.arange(len(rr)))
+        elif self._factors is not None:
+            A, Bt = self._factors
+            out = np.matmul(A[rr], Bt, out=out)  # the exponent, one GEMM
+            _exp_clipped(out)
+        elif out is None:
+            out = self.kernel.block(self.X[rr], self.X)
+        else:
+            out[...] = self.kernel.block(self.X[rr], self.X)
+        out[np.arange(len(rr)), rr] = self.diag[rr]  # diagonal of k(X, X) is diag
+        return out
+
     def _compute_blocks(self, rows, slots) -> None:
         """Rows into their slots, a block of at most ROW_BLOCK_MIB at a time."""
-        if self._factors is not None and len(rows) == 1:  # the solvers' usual request
-            A, Bt = self._factors
-            r, out = int(rows[0]), self.data[slots[0]]
-            np.matmul(A[r], Bt, out=out)  # the exponent straight into the slot
-            _exp_clipped(out)
-            out[r] = self.diag[r]
+        if len(rows) == 1:  # the solvers' usual request: formed straight in its slot
+            s = int(slots[0])
+            self._block(rows, out=self.data[s : s + 1])
             return
         step = block_rows(self.n, 8, ROW_BLOCK_MIB)
         for start in range(0, len(rows), step):
             rr, ss = rows[start : start + step], slots[start : start + step]
-            if self._factors is not None:
-                A, Bt = self._factors
-                block = A[rr] @ Bt  # the exponent, one GEMM
-                _exp_clipped(block)
-            else:
-                block = self.kernel.block(self.X[rr], self.X)
-            block[np.arange(len(rr)), rr] = self.diag[rr]  # diagonal of k(X, X) is diag
-            self.data[ss] = block
+            self.data[ss] = self._block(rr)
 
     def fetch_all(self) -> np.ndarray:
         """The whole matrix (needs ``dense`` storage)."""
@@ -222,13 +230,7 @@ class KernelRows:
             step = block_rows(self.n, 8, self._block_mib)
             for start in range(0, len(rows), step):
                 rr = rows[start : start + step]
-                if self._sparse is not None:
-                    Kb = np.empty((len(rr), self.n), dtype=self.dtype)
-                    self._sparse.into(Kb, rr, np.arange(len(rr)))
-                else:
-                    Kb = self.kernel.block(self.X[rr], self.X)
-                Kb[np.arange(len(rr)), rr] = self.diag[rr]  # diagonal of k(X, X) is diag
-                out[start : start + step] = Kb @ w
+                out[start : start + step] = self._block(rr) @ w
             return out
         Xc = self.X[cols]
         col_pos = np.full(self.n, -1, dtype=np.int64)
