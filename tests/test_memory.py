@@ -58,3 +58,49 @@ def test_kernel_rows_keep_a_large_matrix_on_small_pages():
     assert rows.mode == "lazy" and rows.dtype == np.float32
     assert "nh" in _vm_flags(rows.data.ctypes.data)
     np.testing.assert_allclose(rows.row(5), RBF(0.7)(X[:10], X)[5], rtol=1e-5)
+
+
+def _rss_kib(address: int) -> int:
+    """Resident KiB of the mapping of this process that holds ``address`` (Linux)."""
+    rss, inside = None, False
+    with open("/proc/self/smaps") as fh:
+        for line in fh:
+            head = line.split()[0]
+            if "-" in head and not head.endswith(":"):
+                lo, hi = (int(part, 16) for part in head.split("-"))
+                inside = lo <= address < hi
+            elif inside and line.startswith("Rss:"):
+                rss = int(line.split()[1])
+    assert rss is not None
+    return rss
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="madvise flags: Linux")
+def test_a_populated_store_is_mapped_at_once_on_small_pages():
+    from kernelkit import _memory
+
+    rows = SMALL_PAGES_FROM // (4 * 4096) + 1
+    lazy = row_store((rows, 4096), np.float32)
+    full = row_store((rows, 4096), np.float32, populate=True)
+    assert "nh" in _vm_flags(full.ctypes.data)
+    assert _rss_kib(lazy.ctypes.data) < 1024  # nothing written: nothing mapped yet
+    if not _memory._huge_pages_always():  # MAP_POPULATE: every page mapped, zero-filled
+        assert _rss_kib(full.ctypes.data) >= full.nbytes // 1024
+    assert not full.any()
+    full[-1] = 3.0
+    assert full[-1, -1] == 3.0 and full.flags.writeable
+
+
+def test_the_whole_matrix_by_parallel_blocks_in_place(monkeypatch):
+    # fetch_all: consecutive row blocks written in place, on two threads
+    from kernelkit.kernels import RBF, Matern
+    from kernelkit.linalg import rows as rows_mod
+
+    monkeypatch.setattr(rows_mod, "ROW_BLOCK_MIB", 0.05)  # blocks of 21 rows
+    monkeypatch.setattr(rows_mod, "parallel_threads", lambda n_entries: 2)
+    X = np.random.default_rng(1).normal(size=(300, 3))
+    for kernel in (RBF(0.9), Matern(1.3, nu=1.5)):
+        rows = rows_mod.KernelRows(kernel, X, dense=True)
+        K = rows.fetch_all()
+        np.testing.assert_allclose(K, kernel(X), rtol=1e-12, atol=1e-14)
+        assert rows.n_computed == 300 and np.all(rows.slot_of == np.arange(300))

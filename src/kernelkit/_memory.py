@@ -72,7 +72,7 @@ def require_memory(n_bytes: float, what: str, instead: str = INSTEAD) -> None:
 SMALL_PAGES_FROM = 64 * 2**20
 
 
-def row_store(shape, dtype) -> np.ndarray:
+def row_store(shape, dtype, populate: bool = False) -> np.ndarray:
     """An uninitialized C-ordered array for storage that is filled a row at a time as a
     solver asks (a kernel-row cache), on small (4 KiB) pages where the system allows it.
 
@@ -82,6 +82,12 @@ def row_store(shape, dtype) -> np.ndarray:
     against 0.15 s with small pages (0.045 s for memory already touched), a third of a
     1.9 s SVM fit. An anonymous mapping advised ``MADV_NOHUGEPAGE`` pays for the rows it
     is given only. Elsewhere (no ``madvise``, small arrays) this is ``np.empty``.
+
+    ``populate=True`` is for storage that will be written whole (a kernel matrix): its
+    pages are all mapped by the system at once (``MAP_POPULATE``), without a fault per
+    page: 0.25 s per GiB here against 0.46 s for faulting small pages in as they are
+    written. Where transparent huge pages are on for every mapping (``always``) they are
+    not populated (that would map huge pages), only advised small.
 
     Examples
     --------
@@ -99,9 +105,24 @@ def row_store(shape, dtype) -> np.ndarray:
     advice = getattr(mmap, "MADV_NOHUGEPAGE", None)
     if n_bytes < SMALL_PAGES_FROM or advice is None:
         return np.empty(shape, dtype)
+    flags = getattr(mmap, "MAP_POPULATE", 0)
+    if not populate or _huge_pages_always():
+        flags = 0
     try:
-        buf = mmap.mmap(-1, n_bytes)
+        if flags:
+            buf = mmap.mmap(-1, n_bytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | flags)
+        else:
+            buf = mmap.mmap(-1, n_bytes)
         buf.madvise(advice)
     except (OSError, ValueError):  # pragma: no cover - a system without the advice
         return np.empty(shape, dtype)
     return np.frombuffer(buf, dtype=dtype).reshape(shape)
+
+
+def _huge_pages_always() -> bool:
+    """Whether the system gives transparent huge pages to every anonymous mapping."""
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            return "[always]" in f.read()
+    except OSError:
+        return False

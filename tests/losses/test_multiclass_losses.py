@@ -120,3 +120,33 @@ def test_shapes_and_rows():
     assert WestonWatkins().value([0, 1], F).tolist() == [0.5, 2.0]
     assert CrammerSinger().value(0, F[0]).shape == (1,)
     assert WestonWatkins().derivative([0, 1], F).shape == (2, 3)
+
+
+def test_newton_block_steps_equal_the_sorted_projection():
+    # the Crammer-Singer and Weston-Watkins steps (Newton on the piecewise-linear root)
+    # against the generic sort of every kink, with ties, C = 0 and every rival at a bound
+    from kernelkit.losses.multiclass import crammer_singer_block, weston_watkins_block
+
+    rng = np.random.default_rng(11)
+    for trial in range(3000):
+        k = int(rng.integers(2, 30))
+        y = int(rng.integers(k))
+        c = float(rng.choice([0.0, 1e-3, 1.0, 10.0, 1e4]) * rng.uniform(0.5, 1.5))
+        v = rng.normal(size=k) * rng.choice([1e-3, 1.0, 100.0])
+        if trial % 7 == 0:
+            v = np.round(v)  # ties between kinks
+        if trial % 11 == 0:
+            v[:] = v[y] - 2 * c
+            v[y] += rng.normal()
+        boxes = {crammer_singer_block: (np.full(k, -np.inf), np.where(np.arange(k) == y, c, 0.0)),
+                 weston_watkins_block: (np.where(np.arange(k) == y, -np.inf, -c),
+                                        np.where(np.arange(k) == y, np.inf, 0.0))}
+        for step, (lo, hi) in boxes.items():
+            ref = np.empty(k)
+            project_sum_zero(v, lo, hi, ref)
+            out = np.empty(k)
+            step(v, y, c, out)
+            scale = max(1.0, np.abs(v).max(), c)  # the size of the numbers summed
+            np.testing.assert_allclose(out, ref, rtol=0, atol=1e-10 * scale)
+            assert abs(out.sum()) <= 1e-12 * scale * k
+            assert np.all(out >= lo - 1e-12 * scale) and np.all(out <= hi + 1e-12 * scale)

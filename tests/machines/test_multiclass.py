@@ -78,6 +78,45 @@ def test_shrinking_float32_and_order_reach_the_same_optimum(loss):
     assert abs(r32.info["dual_objective"] - ref.info["dual_objective"]) < 1e-4
 
 
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("schedule", [
+    dict(_COMPACT_BELOW=1.0),  # the active block compacted at every shrink
+    dict(_COMPACT_BELOW=0.0, _WORKING_SET_SHARE=1.0),  # rows gathered; every example swept
+    dict(_FULL_EVERY=3, _WORKING_SET_SHARE=0.5, _WORKING_SET_PASSES=1),  # few full sweeps
+])
+def test_compaction_and_working_sets_reach_the_reference_optimum(loss, schedule, monkeypatch):
+    from kernelkit.solvers import multiclass_cd
+
+    for name, value in schedule.items():
+        monkeypatch.setattr(multiclass_cd, name, value)
+    X, y = _blobs(n=120, k=4, seed=3)
+    K = rbf_kernel(X, gamma=0.5)
+    res = solve_multiclass_cd(K, y, 4, C=1.3, loss=loss, tol=1e-12, max_iter=20_000)
+    _, D_ref = multiclass_dual(K, y, 4, 1.3, loss)
+    assert res.converged
+    _feasible(res.coef, y, 1.3, loss)
+    assert abs(res.info["dual_objective"] - D_ref) < 1e-6
+    np.testing.assert_allclose(res.info["scores"], K @ res.coef, atol=1e-10)
+
+
+@pytest.mark.parametrize("in_order", [True, False])
+def test_score_updates_and_compaction_equal_dense_products(in_order):
+    from kernelkit.solvers.multiclass_cd import _add_changes, _gather_block
+
+    rng = np.random.default_rng(4)
+    K = rbf_kernel(rng.normal(size=(50, 3))).astype(np.float32)
+    loc = np.arange(50) if in_order else np.sort(rng.choice(50, 31, replace=False))
+    rows = rng.choice(50, 7, replace=False)
+    dA = rng.normal(size=(7, 5)) * (rng.uniform(size=(7, 5)) < 0.4)
+    Fa = rng.normal(size=(5, len(loc)))
+    expect = Fa + dA.T @ K[np.ix_(rows, loc)].astype(np.float64)
+    _add_changes(K, loc, in_order, rows, dA, Fa)
+    np.testing.assert_allclose(Fa, expect, rtol=1e-12, atol=1e-12)
+    out = np.empty((len(loc), len(loc)), np.float32)
+    _gather_block(K, loc, out, work=len(loc) ** 2)
+    np.testing.assert_array_equal(out, K[np.ix_(loc, loc)])
+
+
 def test_alpha_form_and_loss_objects():
     X, y = _blobs()
     K = rbf_kernel(X, gamma=0.5)

@@ -194,7 +194,13 @@ def test_equals_multiclass_svm_crammer_singer(kernel):
     assert ours.primal_objective_ == pytest.approx(cs.primal_objective_, rel=1e-6)
     Xt = np.random.default_rng(2).normal(scale=2.0, size=(200, 2))
     np.testing.assert_array_equal(ours.predict(Xt), cs.predict(Xt))
-    np.testing.assert_array_equal(ours.predict(X), cs.predict(X))
+    # on the training points, the same labels up to exact ties: at the optimum a point
+    # can sit at equal top scores of two classes (one does here, 0.0681707 for both),
+    # where rounding picks either
+    D = cs.decision_function(X)
+    picked = D[np.arange(len(X)), np.searchsorted(cs.classes_, ours.predict(X))]
+    np.testing.assert_allclose(picked, D.max(axis=1), rtol=0, atol=1e-8)
+    assert np.mean(ours.predict(X) == cs.predict(X)) >= 0.95
 
 
 def test_float32_inputs_keep_a_float32_cache_and_the_same_model():

@@ -24,7 +24,7 @@ from numba import njit
 
 from .._memory import row_store
 from ..kernels import Kernel, Precomputed
-from .blocks import block_rows, working_memory_bytes
+from .blocks import block_rows, map_blocks, parallel_threads, working_memory_bytes
 
 __all__ = ["KernelRows", "as_kernel_rows"]
 
@@ -190,14 +190,28 @@ class KernelRows:
             self._block(rows, out=self.data[s : s + 1])
             return
         step = block_rows(self.n, 8, ROW_BLOCK_MIB)
-        for start in range(0, len(rows), step):
+
+        def one(start):
             rr, ss = rows[start : start + step], slots[start : start + step]
-            self.data[ss] = self._block(rr)
+            s0 = int(ss[0])
+            if np.array_equal(ss, np.arange(s0, s0 + len(ss))):  # consecutive slots (the
+                self._block(rr, out=self.data[s0 : s0 + len(ss)])  # whole matrix): in place
+            else:
+                self.data[ss] = self._block(rr)
+
+        # dense blocks on parallel threads (one BLAS thread each): NumPy's exp of a block
+        # then runs beside the other's, not after one multi-threaded GEMM (sparse rows
+        # are already formed in parallel by their numba loop)
+        threads = 1 if self._sparse is not None else parallel_threads(len(rows) * self.n)
+        for _ in map_blocks(one, range(0, len(rows), step), threads):
+            pass
 
     def fetch_all(self) -> np.ndarray:
         """The whole matrix (needs ``dense`` storage)."""
         if not self.dense:
             raise ValueError("The kernel matrix does not fit in working memory.")
+        if self.mode == "lazy" and self.n_computed == 0:  # written whole: pages mapped at
+            self.data = row_store(self.data.shape, self.dtype, populate=True)  # once
         self.fetch_many(np.flatnonzero(self.slot_of < 0))
         return self.data
 

@@ -82,36 +82,91 @@ def project_sum_zero(v, lo, hi, out):  # pragma: no cover - numba
 
 @njit(cache=True)
 def crammer_singer_block(v, y, c, out):  # pragma: no cover - numba
-    """Projection of ``v`` onto {sum a = 0, a <= c e_y}: the sorted closed form.
+    """Projection of ``v`` onto {sum a = 0, a <= c e_y}.
 
     With ``u = c e_y - a >= 0``, ``sum u = c``: ``u`` is the simplex projection of
-    ``w = c e_y - v``, ``u = (w - tau)_+`` with ``tau`` read off the sorted ``w``.
+    ``w = c e_y - v``, ``u = (w - tau)_+`` with ``tau`` the root of the convex, decreasing,
+    piecewise-linear ``g(tau) = sum_j (w_j - tau)_+ - c``. Newton's method from
+    ``tau = max w - c`` (where ``g >= 0``) stays left of the root and reaches it exactly in
+    at most k steps (Michelot's algorithm): a step lands on the root of the current
+    linear piece, and the piece of the root is reached when no ``w_j`` leaves the sum
+    (2-3 steps on 26 classes, without the sort of the closed form).
     """
     k = v.shape[0]
     if c <= 0.0:
         for j in range(k):
             out[j] = 0.0
         return
-    w = np.empty(k)
+    top = -np.inf
     for j in range(k):
-        w[j] = -v[j]
-    w[y] += c
-    ws = np.empty(k)
+        out[j] = -v[j]  # w, kept in out
+        if j == y:
+            out[j] += c
+        top = max(top, out[j])
+    tau = top - c
+    for _ in range(k + 1):
+        total = 0.0
+        count = 0
+        for j in range(k):
+            if out[j] > tau:
+                total += out[j]
+                count += 1
+        new = (total - c) / count  # the root of g on the piece of tau
+        if new <= tau:  # tau was the root (new > tau by rounding only otherwise)
+            break
+        tau = new
     for j in range(k):
-        ws[j] = w[j]
-    heapsort(ws, ws[:0])  # ascending: read from the end for the decreasing order
-    cum = 0.0
-    tau = 0.0
-    for r in range(k):
-        x = ws[k - 1 - r]
-        cum += x
-        t = (cum - c) / (r + 1)
-        if x - t > 0.0:
-            tau = t
-    for j in range(k):
-        u = w[j] - tau
+        u = out[j] - tau
         out[j] = -(u if u > 0.0 else 0.0)
     out[y] += c
+
+
+@njit(cache=True)
+def weston_watkins_block(v, y, c, out):  # pragma: no cover - numba
+    """Projection of ``v`` onto {sum a = 0, -c <= a_r <= 0 (r != y), a_y free}.
+
+    ``a_r = clip(v_r - theta, -c, 0)`` and ``a_y = v_y - theta`` with ``theta`` the root of
+    ``h(theta) = sum_j a_j``, decreasing with slope ``-(1 + #{r: -c < v_r - theta < 0})``.
+    The root lies in ``[v_y - (k - 1) c, v_y]`` (``h`` is >= 0 and <= 0 there): Newton
+    steps on the current linear piece, kept inside that shrinking bracket by bisection,
+    land on it exactly once they reach its piece (a few steps), without sorting the
+    2(k - 1) kinks as :func:`project_sum_zero` does.
+    """
+    k = v.shape[0]
+    lo_t, hi_t = -np.inf, np.inf  # evaluated: h(lo_t) > 0 > h(hi_t)
+    theta = v[y]
+    for _ in range(200):
+        h = v[y] - theta
+        count = 1
+        for r in range(k):
+            if r != y:
+                z = v[r] - theta
+                if z >= 0.0:
+                    continue
+                if z <= -c:
+                    h -= c
+                else:
+                    h += z
+                    count += 1
+        if h == 0.0:
+            break
+        if h > 0.0:
+            lo_t = theta
+        else:
+            hi_t = theta
+        new = theta + h / count  # the root of h on the piece of theta
+        if new == theta:  # the root, to rounding
+            break
+        if not lo_t < new < hi_t:  # bisect the bracket (its ends known from the start)
+            new = 0.5 * ((lo_t if lo_t > -np.inf else v[y] - (k - 1) * max(c, 0.0))
+                         + (hi_t if hi_t < np.inf else v[y]))
+            if new == theta or not lo_t < new < hi_t:
+                break
+        theta = new
+    out[y] = v[y] - theta
+    for r in range(k):
+        if r != y:
+            out[r] = min(max(v[r] - theta, -c), 0.0)
 
 
 @njit(cache=True)
@@ -120,12 +175,7 @@ def block_step(kind, v, y, c, lo, hi, out):  # pragma: no cover - numba
     if kind == 0:
         crammer_singer_block(v, y, c, out)
     else:
-        for j in range(v.shape[0]):
-            lo[j] = -c
-            hi[j] = 0.0
-        lo[y] = -np.inf
-        hi[y] = np.inf
-        project_sum_zero(v, lo, hi, out)
+        weston_watkins_block(v, y, c, out)
 
 
 # ---------------------------------------------------------------- loss classes

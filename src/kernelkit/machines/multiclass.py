@@ -26,6 +26,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._memory import require_memory
 from .._progress import progress_bar
 from .._validation import (
     FLOAT_DTYPES,
@@ -39,6 +40,7 @@ from .._validation import (
 )
 from ..kernels import Precomputed, resolve_kernel
 from ..linalg import KernelOperator, fits_in_memory
+from ..linalg.rows import KernelRows
 from ..losses.multiclass import CrammerSinger, MulticlassLoss, WestonWatkins
 
 __all__ = ["MulticlassSVM"]
@@ -227,10 +229,14 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
                                  f"got shape {X.shape}.")
             K = X.toarray() if sp.issparse(X) else np.ascontiguousarray(X)
         else:
-            # K computed once, in one GEMM + in-place map: float64 when it fits in
+            # K computed once, by row blocks into memory on small pages (the first write
+            # of fresh huge pages costs several times more here): float64 when it fits in
             # working memory, else float32 (the solver keeps scores and alpha in float64)
             wide = X.dtype == np.float64 and fits_in_memory(X.shape[0] ** 2 * 8)
-            K = kernel(X if wide else X.astype(np.float32))
+            require_memory(X.shape[0] ** 2 * (8 if wide else 4),
+                           f"The {X.shape[0]} x {X.shape[0]} kernel")
+            K = KernelRows(kernel, X, dense=True,
+                           dtype=np.float64 if wide else np.float32).fetch_all()
         seed = np.random.RandomState(self.random_state).randint(2**31) \
             if not isinstance(self.random_state, numbers.Integral) else self.random_state
         with progress_bar(self.verbose, total=max_iter, desc="MulticlassSVM") as bar:
