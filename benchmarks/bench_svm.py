@@ -29,7 +29,7 @@ def _multiclass(quick: bool) -> list[Row]:
     Xtr, ytr, Xte, yte = letters()
     if quick:
         Xtr, ytr = Xtr[:3000], ytr[:3000]
-    repeat = 1
+    repeat = 1 if quick else 3  # medians: single fits vary by ~20% on this VM
     t_svc, svc = timeit(lambda: SVC(C=C_SVC, gamma=GAMMA).fit(Xtr, ytr), repeat=repeat,
                         warmup=0)
     acc_svc = float(np.mean(svc.predict(Xte) == yte))
@@ -48,7 +48,7 @@ def _multiclass(quick: bool) -> list[Row]:
                   f"{m.duality_gap_ / m.primal_objective_:.3f} in {m.n_iter_} passes, "
                   f"{m.n_support_} SVs (SVC {int(svc.n_support_.sum())}); "
                   f"fit {t / t_svc:.1f}x SVC",
-            target="acc >= SVC - 0.3 pts, fit <= 5x SVC",
+            target="acc >= SVC - 0.3 pts, fit <= 1x SVC (issue 20)",
         ))
     return rows
 

@@ -168,6 +168,66 @@ def test_smo_lru_cache_equals_dense(shrinking):
     assert a.info["n_kernel_rows"] > 20  # rows were evicted and recomputed
 
 
+@pytest.mark.parametrize("case", ["c_svc", "EpsilonInsensitive", "Hinge"])
+@pytest.mark.parametrize("cache", ["matrix", "lazy", "lru"])
+def test_smo_on_compacted_rows_reaches_the_same_optimum(case, cache, monkeypatch):
+    # compacting at every shrink (the active variables renumbered, rows of their columns
+    # only) against never compacting: the same solution, for n and 2n variables (SVR)
+    from kernelkit.solvers import smo
+
+    X, K, _, _ = _data(n=70, seed=1)
+    _, form, _ = _smo_cases()[case]
+    compactions = []
+    original = smo._Problem.compacted.__func__
+
+    def counted(cls, *args):
+        compactions.append(len(args[1]))
+        return original(cls, *args)
+
+    monkeypatch.setattr(smo._Problem, "compacted", classmethod(counted))
+    results = []
+    for below in (1.0, 0.0):
+        monkeypatch.setattr(smo, "_COMPACT_BELOW", below)
+        rows = K if cache == "matrix" else KernelRows(
+            RBF(length_scale=1.0), X, dense=cache == "lazy", dtype=np.float64,
+            working_memory=12 * 70 * 8 / 2**20)
+        results.append(solve_smo(rows, form["p"], ys=form["ys"], lower=form["lower"],
+                                 upper=form["upper"], idx=form["idx"], tol=1e-10))
+        if below == 1.0:
+            assert compactions, "the problem was never compacted"
+            assert len(compactions) >= 2 or case == "c_svc"
+    a, b = results
+    assert a.converged and b.converged
+    assert a.info["objective"] == pytest.approx(b.info["objective"], abs=1e-9)
+    np.testing.assert_allclose(a.info["dual_coef"], b.info["dual_coef"], atol=1e-6)
+    np.testing.assert_allclose(a.info["gradient"], b.info["gradient"], atol=1e-6)
+
+
+@pytest.mark.parametrize("source", ["matrix", "rbf", "matern", "sparse"])
+def test_column_rows_are_the_kernels_columns(source):
+    import scipy.sparse as sp
+
+    from kernelkit.kernels import Matern
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(60, 4))
+    kernel = Matern(1.1, nu=1.5) if source == "matern" else RBF(length_scale=1.3)
+    if source == "sparse":
+        X = sp.csr_matrix(np.where(rng.uniform(size=X.shape) < 0.5, X, 0.0))
+    K = kernel(X.toarray() if sp.issparse(X) else X)
+    rows = KernelRows(None if source == "matrix" else kernel, X,
+                      matrix=K if source == "matrix" else None, dtype=np.float64)
+    rows.fetch(4)  # held rows are gathered, the others formed at the columns
+    cols = np.array([0, 4, 9, 10, 33, 59])
+    at = rows.columns(cols)
+    for r in (4, 9, 20):
+        out = np.empty(len(cols))
+        at.into(r, out)
+        np.testing.assert_allclose(out, K[r, cols], rtol=1e-12, atol=1e-13)
+        if r in cols:
+            assert out[np.searchsorted(cols, r)] == rows.diag[r]
+
+
 @pytest.mark.parametrize("dtype,rtol", [(np.float64, 1e-13), (np.float32, 2e-6)])
 @pytest.mark.parametrize("dense", [True, False])
 def test_kernel_rows_one_at_a_time_and_in_blocks_are_the_kernels(dtype, rtol, dense):

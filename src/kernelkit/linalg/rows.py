@@ -26,7 +26,7 @@ from .._memory import row_store
 from ..kernels import Kernel, Precomputed
 from .blocks import block_rows, map_blocks, parallel_threads, working_memory_bytes
 
-__all__ = ["KernelRows", "as_kernel_rows"]
+__all__ = ["ColumnRows", "KernelRows", "as_kernel_rows"]
 
 # rows are computed in blocks of at most this many MiB (in cache, one GEMM each)
 ROW_BLOCK_MIB = 32
@@ -129,8 +129,30 @@ class KernelRows:
 
     def fetch(self, r: int) -> None:
         """Make row ``r`` available."""
-        if self.slot_of[r] < 0:
+        if self.slot_of[r] >= 0:
+            return
+        if self._factors is None or self._sparse is not None:
             self.fetch_many(np.array([r]))
+            return
+        # the solvers' usual request, one row of the exp factors' kind: straight into its
+        # slot without fetch_many's array bookkeeping (~20 of a row's ~90 us)
+        if self.mode == "lazy":
+            s = r
+        else:
+            s = int(np.argmin(self.last_used))
+            old = self.row_of_slot[s]
+            if old >= 0:
+                self.slot_of[old] = -1
+        A, Bt = self._factors
+        out = self.data[s]
+        np.matmul(A[r], Bt, out=out)
+        _exp_clipped(out)
+        out[r] = self.diag[r]
+        self.slot_of[r] = s
+        self.row_of_slot[s] = r
+        self.tick[0] += 1
+        self.last_used[s] = self.tick[0]
+        self.n_computed += 1
 
     def fetch_many(self, rows) -> None:
         """Compute the missing rows among ``rows`` (one kernel block per chunk).
@@ -220,6 +242,11 @@ class KernelRows:
         self.fetch(r)
         return self.data[self.slot_of[r]]
 
+    def columns(self, cols) -> ColumnRows:
+        """Rows of K restricted to the columns ``cols`` (sorted, distinct), one at a time:
+        for a solver whose active set has shrunk (see :class:`ColumnRows`)."""
+        return ColumnRows(self, cols)
+
     def rows_dot(self, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray) -> np.ndarray:
         """``K[rows][:, cols] @ vals``, read as ``sum_c vals_c K[cols_c, rows]`` (symmetry).
 
@@ -258,6 +285,45 @@ class KernelRows:
             Kb[hit, j[hit]] = self.diag[rr[hit]]
             out[start : start + step] = Kb @ vals
         return out
+
+
+class ColumnRows:
+    """``K[r, cols]`` for single rows ``r`` of a :class:`KernelRows`.
+
+    A row held by the KernelRows is gathered; another is formed at the columns only: one
+    GEMV of the exp factors on a contiguous copy of their ``cols`` columns and an exp
+    (the RBF), the kernel's block against ``X[cols]`` (others), or a full sparse row then
+    gathered. The diagonal entry, when ``r`` is among ``cols``, is ``diag[r]`` exactly.
+    """
+
+    def __init__(self, rows: KernelRows, cols):
+        self.rows = rows
+        self.cols = np.ascontiguousarray(cols, dtype=np.int64)
+        self._pos = np.full(rows.n, -1, dtype=np.int64)
+        self._pos[self.cols] = np.arange(len(self.cols))
+        self._Bt = self._Xc = None
+        if rows.mode != "dense" and rows._sparse is None:
+            if rows._factors is not None:
+                self._Bt = np.ascontiguousarray(rows._factors[1][:, self.cols])
+            else:
+                self._Xc = rows.X[self.cols]
+
+    def into(self, r: int, out: np.ndarray) -> None:
+        """``out[:] = K[r, cols]`` (``out`` of length ``len(cols)``, the rows' dtype)."""
+        rows = self.rows
+        s = rows.slot_of[r]
+        if s >= 0:
+            np.take(rows.data[s], self.cols, out=out)
+        elif self._Bt is not None:
+            np.matmul(rows._factors[0][r], self._Bt, out=out)
+            _exp_clipped(out)
+        elif self._Xc is not None:
+            out[:] = rows.kernel.block(rows.X[r : r + 1], self._Xc)[0]
+        else:  # sparse rows: the full row (one CSC product), then its columns
+            np.take(rows._block(np.array([r]))[0], self.cols, out=out)
+        p = self._pos[r]
+        if p >= 0:
+            out[p] = rows.diag[r]
 
 
 def as_kernel_rows(K, X=None, **kwargs) -> KernelRows:

@@ -36,6 +36,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .._memory import row_store
 from .._result import Result
 from .._threads import limit_blas
 from ..exceptions import ConvergenceWarning
@@ -44,7 +45,8 @@ from ..linalg.rows import KernelRows, as_kernel_rows
 __all__ = ["solve_smo"]
 
 _TAU = 1e-12
-_CONVERGED, _MAX_ITER, _NEED_ROW, _RECONSTRUCT = 0, 1, 2, 3
+_CONVERGED, _MAX_ITER, _NEED_ROW, _RECONSTRUCT, _COMPACT = 0, 1, 2, 3, 4
+_COMPACT_BELOW = 0.5  # rows are compacted to the active set's columns once it is this share
 
 
 @njit(cache=True)
@@ -88,16 +90,21 @@ def _sort_active(active, n_active, n_var):
 
 @njit(cache=True)
 def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tick, active,
-              state, fstate, eps, max_iter, shrinking):
+              state, fstate, eps, max_iter, shrinking, compact_below):
     """Run SMO until done or until a kernel row / a gradient reconstruction is needed.
 
     ``yG = ys * G`` is kept instead of ``G`` (then ``yG_u += t (K_ui - K_uj)``).
     state: [0] iterations, [1] active-set size, [2] iterations until the next shrinking,
     [3] 1 once the gradient was reconstructed at 10 eps, [4] the row needed (status 2),
-    [5] the cached first index i (-2: to be recomputed, -1: I_up empty);
+    [5] the cached first index i (-2: to be recomputed, -1: I_up empty), [6] the number
+    of variables passed when the problem was last compacted, [7] the number of variables
+    of the whole problem (more than passed: a compacted problem, whose other variables
+    count as shrunk), [8] the second index j while its row is fetched (-2: none);
     fstate: [0] the cached max_{I_up} -ys G.
-    Returns 0 converged, 1 max_iter, 2 need row ``state[4]``, 3 need reconstruction.
-    Resuming after 2/3 recomputes the same decision from the same state.
+    Returns 0 converged, 1 max_iter, 2 need row ``state[4]``, 3 need reconstruction, 4
+    shrinking left at most ``compact_below * state[6]`` variables active (the caller may
+    then pass the active variables only, with rows of their columns only).
+    Resuming after 2/3 recomputes the same decision from the same state; after 4 it goes on.
     """
     n_var = b.shape[0]
     while True:
@@ -114,7 +121,7 @@ def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tic
                     gmax2 = max(gmax2, yG[t])
             if state[3] == 0 and gmax1 + gmax2 <= eps * 10.0:
                 state[3] = 1
-                if n_active < n_var:
+                if n_active < state[7]:
                     return 3
             k = 0
             while k < n_active:
@@ -133,8 +140,10 @@ def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tic
             # keep the active indices increasing: the passes below then read memory in order
             _sort_active(active, n_active, n_var)
             state[1] = n_active
-            state[2] = min(n_var, 1000)
+            state[2] = min(state[7], 1000)  # libsvm: every min(l, 1000) iterations
             state[5] = -2
+            if compact_below * state[6] >= n_active:  # rows this much longer than the
+                return 4  # active set: the caller compacts them (resumes as is)
         if state[0] >= max_iter:
             return 1
         if state[5] == -2:
@@ -144,7 +153,7 @@ def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tic
         i = state[5]
         gmax = fstate[0]
         if i < 0:
-            if n_active < n_var:
+            if n_active < state[7]:
                 return 3
             return 0
         ri = idx[i]
@@ -160,33 +169,36 @@ def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tic
         # is in I_low and whether grad_diff > 0 are data-dependent, and as nested branches
         # their mispredictions cost more than the arithmetic (letters: 1.73 -> 1.56 s);
         # the division is left for the improvements (-g^2 / a <= m  <=>  -g^2 <= m a, a > 0).
-        j = -1
-        gmax2 = -np.inf
-        obj_min = np.inf
         kii = kd[ri]
-        for k in range(n_active):
-            t = active[k]
-            yg = yG[t]
-            in_low = low[t]
-            gmax2 = max(gmax2, yg if in_low else -np.inf)
-            grad_diff = gmax + yg
-            rt = idx[t]
-            a_it = kii + kd[rt] - 2.0 * Ki[rt]  # K_ii + K_tt - 2 K_it
-            a_it = a_it if a_it > 0.0 else _TAU
-            num = -grad_diff * grad_diff
-            better = in_low and grad_diff > 0.0 and num <= obj_min * a_it
-            if better:
-                obj_min = num / a_it
-                j = t
-        if gmax + gmax2 < eps or j < 0:
-            if n_active < n_var:
-                return 3
-            return 0
+        j = state[8]  # chosen before its row was fetched (status 2): not chosen again
+        if j < 0:
+            gmax2 = -np.inf
+            obj_min = np.inf
+            for k in range(n_active):
+                t = active[k]
+                yg = yG[t]
+                in_low = low[t]
+                gmax2 = max(gmax2, yg if in_low else -np.inf)
+                grad_diff = gmax + yg
+                rt = idx[t]
+                a_it = kii + kd[rt] - 2.0 * Ki[rt]  # K_ii + K_tt - 2 K_it
+                a_it = a_it if a_it > 0.0 else _TAU
+                num = -grad_diff * grad_diff
+                better = in_low and grad_diff > 0.0 and num <= obj_min * a_it
+                if better:
+                    obj_min = num / a_it
+                    j = t
+            if gmax + gmax2 < eps or j < 0:
+                if n_active < state[7]:
+                    return 3
+                return 0
         rj = idx[j]
         sj = slot_of[rj]
         if sj < 0:
             state[4] = rj
+            state[8] = j
             return 2
+        state[8] = -2
         tick[0] += 1
         last_used[sj] = tick[0]
         Kj = data[sj]
@@ -204,7 +216,7 @@ def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tic
         step = min(step, room_i, room_j)
         if step <= 0.0:
             # no progress possible (degenerate numerics): treat as optimal
-            if n_active < n_var:
+            if n_active < state[7]:
                 return 3
             return 0
         b[i] += ys[i] * step
@@ -398,6 +410,112 @@ def _solution_info(rows, p, ys, lo, hi, idx, b, yG) -> dict:
                 n_kernel_rows=int(rows.n_computed))
 
 
+class _FullRows:
+    """The loop's view of the rows of :class:`KernelRows` themselves (all columns)."""
+
+    def __init__(self, rows: KernelRows, idx):
+        self.rows, self.idx, self.diag = rows, idx, rows.diag
+        self.data, self.slot_of = rows.data, rows.slot_of
+        self.last_used, self.tick = rows.last_used, rows.tick
+
+    def fetch(self, r: int) -> None:
+        self.rows.fetch(r)
+
+
+class _CompactRows:
+    """Rows restricted to the active variables' columns, an LRU cache of its own.
+
+    Once shrinking has left a fraction of the variables active, every SMO iteration reads
+    two rows at the active positions only; rows of length n then cost a read of n entries
+    (every cache line holds an active one) for a few. libsvm swaps the active variables to
+    the front and keeps its rows that short; here the loop gets compact rows and the
+    variables' positions in them (``idx``), the rows already at hand gathered, the others
+    formed at those columns only (:meth:`KernelRows.columns`). The full rows stay as they
+    are for the reconstruction of the gradient, after which the loop reads them again.
+    """
+
+    def __init__(self, rows: KernelRows, cols, previous):
+        m = len(cols)
+        self.rows, self.at = rows, rows.columns(cols)
+        self.pos = np.full(rows.n, -1, dtype=np.int64)
+        self.pos[cols] = np.arange(m)
+        self.idx = None  # set by _Problem.compacted: the variables' positions in the rows
+        self.diag = np.ascontiguousarray(rows.diag[cols])
+        budget = rows.data.nbytes  # as much memory as the full rows were given
+        n_slots = int(min(m, max(2, budget // max(1, m * rows.dtype.itemsize))))
+        self.data = row_store((n_slots, m), rows.dtype)
+        self.slot_of = np.full(m, -1, dtype=np.int64)
+        self.last_used = np.zeros(n_slots, dtype=np.int64)
+        self.tick = np.zeros(1, dtype=np.int64)
+        self._row_of_slot = np.full(n_slots, -1, dtype=np.int64)
+        self._free = 0
+        if isinstance(previous, _CompactRows):  # its rows, narrowed: the hot ones
+            have = np.flatnonzero(previous._row_of_slot >= 0)
+            order = have[np.argsort(-previous.last_used[have], kind="stable")][:n_slots]
+            kept = self.pos[previous.at.cols[previous._row_of_slot[order]]]
+            keep = kept >= 0
+            order, kept = order[keep], kept[keep]
+            old_pos = previous.pos[cols]  # the new columns among the old ones
+            for k, (slot, c) in enumerate(zip(order, kept)):
+                np.take(previous.data[slot], old_pos, out=self.data[k])
+                self.slot_of[c] = k
+                self._row_of_slot[k] = c
+            self._free = len(kept)
+
+    def fetch(self, c: int) -> None:
+        """Make compact row ``c`` (kernel row ``cols[c]``) available."""
+        if self._free < self.data.shape[0]:
+            s = self._free
+            self._free += 1
+        else:
+            s = int(np.argmin(self.last_used))
+            self.slot_of[self._row_of_slot[s]] = -1
+        self.at.into(int(self.at.cols[c]), self.data[s])
+        self.slot_of[c] = s
+        self._row_of_slot[s] = c
+        self.tick[0] += 1
+        self.last_used[s] = self.tick[0]
+
+
+class _Problem:
+    """What the loop is given: the variables' arrays ``(b, yG, ys, lo, hi, up, low)``, its
+    active list, and the rows; either the whole problem or the active variables of a
+    shrunk one, renumbered ``0 .. m-1`` (``vars`` their numbers in the whole problem), with
+    rows of their columns only (:class:`_CompactRows`).
+
+    A compacted problem's loop reads everything in order, without the indirections through
+    the active list into arrays of length n that cost ~3 ns a variable (libsvm's
+    swapping of the active variables to the front, done by copies at each compaction).
+    """
+
+    def __init__(self, arrays, active, view, variables):
+        self.arrays, self.active, self.view, self.vars = arrays, active, view, variables
+
+    @classmethod
+    def compacted(cls, full, live, rows, idx, view) -> _Problem:
+        live = np.sort(live)
+        cols = np.unique(idx[live])
+        view = _CompactRows(rows, cols, view)
+        view.idx = view.pos[idx[live]]
+        arrays = tuple(np.ascontiguousarray(a[live]) for a in full)
+        return cls(arrays, np.arange(len(live), dtype=np.int64), view, live)
+
+    def write_back(self, full, n_active) -> np.ndarray:
+        """Copy a compacted problem's values into ``full``; the active variables' numbers."""
+        if self.vars is None:
+            return self.active[:n_active].copy()
+        for k in (0, 1, 5, 6):  # b, yG, up, low change; ys, lo, hi do not
+            full[k][self.vars] = self.arrays[k]
+        return self.vars[self.active[:n_active]]
+
+
+def _others(live, n_var) -> np.ndarray:
+    """The variables 0 .. n_var-1 not in ``live``."""
+    mask = np.ones(n_var, dtype=bool)
+    mask[live] = False
+    return np.flatnonzero(mask)
+
+
 def _run_smo(rows: KernelRows, qp: _QP, tol: float, max_iter: int, shrinking: bool,
              callback) -> Result:
     """Drive the numba loop from the feasible ``b`` (updated in place) to its stop.
@@ -411,30 +529,41 @@ def _run_smo(rows: KernelRows, qp: _QP, tol: float, max_iter: int, shrinking: bo
     G = p.copy()
     if np.any(b != 0):
         _reconstruct(G, b, p, ys, idx, rows, np.arange(n_var))
-    active = np.arange(n_var, dtype=np.int64)
-    state = np.array([0, n_var, min(n_var, 1000), 0, -1, -2], dtype=np.int64)
+    state = np.array([0, n_var, min(n_var, 1000), 0, -1, -2, n_var, n_var, -2],
+                     dtype=np.int64)
     fstate = np.zeros(1)
     yG = ys * G
     up = np.where(ys > 0, b < hi, b > lo)
     low = np.where(ys > 0, b > lo, b < hi)
+    full = (b, yG, ys, lo, hi, up, low)
+    prob = _Problem(full, np.arange(n_var, dtype=np.int64), _FullRows(rows, idx), None)
     # rows come one at a time: a one-row product gains nothing from BLAS threads
     with limit_blas(1):
         while True:
-            status = _smo_loop(b, yG, ys, lo, hi, up, low, idx, rows.diag, rows.data,
-                               rows.slot_of, rows.last_used, rows.tick, active, state,
-                               fstate, tol, max_iter, shrinking)
+            status = _smo_loop(*prob.arrays, prob.view.idx, prob.view.diag, prob.view.data,
+                               prob.view.slot_of, prob.view.last_used, prob.view.tick,
+                               prob.active, state, fstate, tol, max_iter, shrinking,
+                               _COMPACT_BELOW)
             if status == _NEED_ROW:
                 # one row at a time: SMO touches few rows (letters, n=16,000: ~3,000), and
                 # prefetching by violation computed 4x more rows than it saved calls
-                rows.fetch(int(state[4]))
+                prob.view.fetch(int(state[4]))
+                continue
+            live = prob.write_back(full, state[1])  # the variables still active, in full
+            if status == _COMPACT:
+                prob = _Problem.compacted(full, live, rows, idx, prob.view)
+                state[1] = state[6] = len(live)
+                state[5] = state[8] = -2
             elif status == _RECONSTRUCT:
-                _reconstruct(yG, b, p, ys, idx, rows, active[state[1]:], signed=True)
-                state[1] = n_var
-                state[5] = -2
+                _reconstruct(yG, b, p, ys, idx, rows, _others(live, n_var), signed=True)
+                prob = _Problem(full, np.arange(n_var, dtype=np.int64), _FullRows(rows, idx),
+                                None)
+                state[1] = state[6] = n_var
+                state[5] = state[8] = -2
             else:
                 break
-    if state[1] < n_var:  # stopped at max_iter with variables shrunk
-        _reconstruct(yG, b, p, ys, idx, rows, active[state[1]:], signed=True)
+    if len(live) < n_var:  # stopped at max_iter with variables shrunk
+        _reconstruct(yG, b, p, ys, idx, rows, _others(live, n_var), signed=True)
     info = _solution_info(rows, p, ys, lo, hi, idx, b, yG)
     if callback is not None:  # the numba loop runs to the end: one report
         callback(int(state[0]), b, info["kkt_violation"])
