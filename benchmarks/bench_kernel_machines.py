@@ -27,8 +27,8 @@ def run(quick: bool = False) -> list[Row]:
     ours = KernelClassifier(alpha=1.0 / (2 * C * m), gamma=gamma)
     peer = SVC(C=C, gamma=gamma, cache_size=1000)
     KernelClassifier(alpha=1.0, gamma=gamma).fit(X[:300], y[:300])  # numba cache load
-    t_ours, _ = timeit(lambda: ours.fit(X, y), repeat=1, warmup=1)
-    t_peer, _ = timeit(lambda: peer.fit(X, y), repeat=1, warmup=1)
+    t_ours, _ = timeit(lambda: ours.fit(X, y), repeat=1 if quick else 3, warmup=1)
+    t_peer, _ = timeit(lambda: peer.fit(X, y), repeat=1 if quick else 3, warmup=1)
     acc_o, acc_p = ours.score(Xt, yt), peer.score(Xt, yt)
     agree = float(np.mean(ours.predict(Xt) == peer.predict(Xt)))
     rows.append(Row(
@@ -46,8 +46,8 @@ def run(quick: bool = False) -> list[Row]:
     ours_r = KernelRegressor("epsilon_insensitive", alpha=1.0 / (2 * C * n), gamma=gamma,
                              epsilon=eps)
     peer_r = SVR(C=C, gamma=gamma, epsilon=eps, cache_size=1000)
-    t_ours, _ = timeit(lambda: ours_r.fit(Xr, yr), repeat=1, warmup=1)
-    t_peer, _ = timeit(lambda: peer_r.fit(Xr, yr), repeat=1, warmup=1)
+    t_ours, _ = timeit(lambda: ours_r.fit(Xr, yr), repeat=1 if quick else 3, warmup=1)
+    t_peer, _ = timeit(lambda: peer_r.fit(Xr, yr), repeat=1 if quick else 3, warmup=1)
     diff = float(np.max(np.abs(ours_r.predict(Xrt) - peer_r.predict(Xrt))))
     rows.append(Row(
         f"KernelRegressor(epsilon_insensitive) vs SVR, n={n}, d=8, RBF gamma={gamma}, "
