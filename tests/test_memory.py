@@ -104,3 +104,24 @@ def test_the_whole_matrix_by_parallel_blocks_in_place(monkeypatch):
         K = rows.fetch_all()
         np.testing.assert_allclose(K, kernel(X), rtol=1e-12, atol=1e-14)
         assert rows.n_computed == 300 and np.all(rows.slot_of == np.arange(300))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="madvise: Linux")
+def test_rows_of_a_store_are_mapped_before_they_are_written():
+    from kernelkit._memory import populate_rows, store_mapping
+
+    assert store_mapping(np.empty((3, 4))) is None
+    populate_rows(None, np.empty((3, 4)), 1)  # a plain array: nothing to do
+    rows = SMALL_PAGES_FROM // (4 * 10_000) + 1
+    a = row_store((rows, 10_000), np.float32)  # rows of 40,000 B: not page-aligned
+    mapping = store_mapping(a)
+    assert mapping is not None
+    before = _rss_kib(a.ctypes.data)
+    populate_rows(mapping, a, 7, count=3)
+    from kernelkit import _memory
+
+    if _memory._populate_works:  # MADV_POPULATE_WRITE (Linux 5.14+)
+        assert _rss_kib(a.ctypes.data) - before >= 3 * 40_000 // 1024
+    assert not a[7:10].any()  # mapped pages read as zeros, and take writes
+    a[9, -1] = 5.0
+    assert a[9, -1] == 5.0

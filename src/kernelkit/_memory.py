@@ -126,3 +126,38 @@ def _huge_pages_always() -> bool:
             return "[always]" in f.read()
     except OSError:
         return False
+
+
+_MADV_POPULATE_WRITE = 23  # Linux 5.14+; not in Python 3.11's mmap module
+_populate_works = True
+
+
+def store_mapping(store: np.ndarray):
+    """The anonymous mapping behind an array from :func:`row_store`, else None."""
+    import mmap
+
+    base = store
+    while base is not None and not isinstance(base, (mmap.mmap, memoryview)):
+        base = getattr(base, "base", None)
+    if isinstance(base, memoryview):
+        base = base.obj
+    return base if isinstance(base, mmap.mmap) else None
+
+
+def populate_rows(mapping, store: np.ndarray, first: int, count: int = 1) -> None:
+    """Map the pages of rows ``first .. first + count - 1`` of ``store`` (a
+    :func:`row_store` array whose :func:`store_mapping` is ``mapping``) before they are
+    written: one system call (``MADV_POPULATE_WRITE``) instead of a fault per 4 KiB page,
+    about 10 of the 30 us that the first write of a 64 KiB row cost here. A no-op where
+    the system does not offer it."""
+    global _populate_works
+    if mapping is None or not _populate_works:
+        return
+    import mmap
+
+    row = store.strides[0]
+    start = first * row // mmap.PAGESIZE * mmap.PAGESIZE
+    try:
+        mapping.madvise(_MADV_POPULATE_WRITE, start, (first + count) * row - start)
+    except (OSError, ValueError):  # an older kernel: let the writes fault the pages in
+        _populate_works = False

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._memory import row_store
+from .._memory import populate_rows, row_store, store_mapping
 from ..kernels import Kernel, Precomputed
 from .blocks import block_rows, map_blocks, parallel_threads, working_memory_bytes
 
@@ -78,6 +78,7 @@ class KernelRows:
             self.n, self.X, self.mode, self._factors = n, None, "dense", None
             self._sparse = None
             self.data = np.ascontiguousarray(matrix)
+            self._mapping = None
             self.diag = np.ascontiguousarray(np.diag(matrix), dtype=np.float64)
             self.slot_of = np.arange(n, dtype=np.int64)
             self.row_of_slot = np.arange(n, dtype=np.int64)
@@ -106,6 +107,7 @@ class KernelRows:
         n_slots = n if dense else int(min(n, max(2, budget // (dtype.itemsize * max(n, 1)))))
         self.mode = "lazy" if dense else "lru"
         self.data = row_store((n_slots, n), dtype)  # rows as asked: small pages
+        self._mapping = store_mapping(self.data)
         self.slot_of = np.full(n, -1, dtype=np.int64)
         self.row_of_slot = np.full(n_slots, -1, dtype=np.int64)
         self._init_lru(n_slots)
@@ -144,6 +146,8 @@ class KernelRows:
             if old >= 0:
                 self.slot_of[old] = -1
         A, Bt = self._factors
+        if self.row_of_slot[s] < 0:  # a slot never written: its pages mapped at once
+            populate_rows(self._mapping, self.data, s)
         out = self.data[s]
         np.matmul(A[r], Bt, out=out)
         _exp_clipped(out)
@@ -234,6 +238,7 @@ class KernelRows:
             raise ValueError("The kernel matrix does not fit in working memory.")
         if self.mode == "lazy" and self.n_computed == 0:  # written whole: pages mapped at
             self.data = row_store(self.data.shape, self.dtype, populate=True)  # once
+            self._mapping = store_mapping(self.data)
         self.fetch_many(np.flatnonzero(self.slot_of < 0))
         return self.data
 
