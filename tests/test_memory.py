@@ -10,19 +10,24 @@ import pytest
 from kernelkit._memory import SMALL_PAGES_FROM, row_store
 
 
-def _vm_flags(address: int) -> list[str]:
-    """The VmFlags of the mapping of this process that holds ``address`` (Linux)."""
-    flags, inside = None, False
+def _smaps_field(address: int, field: str) -> str:
+    """The ``field`` line of /proc/self/smaps for the mapping that holds ``address``."""
+    value, inside = None, False
     with open("/proc/self/smaps") as fh:
         for line in fh:
             head = line.split()[0]
             if "-" in head and not head.endswith(":"):
                 lo, hi = (int(part, 16) for part in head.split("-"))
                 inside = lo <= address < hi
-            elif inside and line.startswith("VmFlags:"):
-                flags = line.split()[1:]
-    assert flags is not None
-    return flags
+            elif inside and line.startswith(field + ":"):
+                value = line[len(field) + 1 :].strip()
+    assert value is not None
+    return value
+
+
+def _vm_flags(address: int) -> list[str]:
+    """The VmFlags of the mapping of this process that holds ``address`` (Linux)."""
+    return _smaps_field(address, "VmFlags").split()
 
 
 def test_a_small_store_is_a_plain_array():
@@ -62,17 +67,7 @@ def test_kernel_rows_keep_a_large_matrix_on_small_pages():
 
 def _rss_kib(address: int) -> int:
     """Resident KiB of the mapping of this process that holds ``address`` (Linux)."""
-    rss, inside = None, False
-    with open("/proc/self/smaps") as fh:
-        for line in fh:
-            head = line.split()[0]
-            if "-" in head and not head.endswith(":"):
-                lo, hi = (int(part, 16) for part in head.split("-"))
-                inside = lo <= address < hi
-            elif inside and line.startswith("Rss:"):
-                rss = int(line.split()[1])
-    assert rss is not None
-    return rss
+    return int(_smaps_field(address, "Rss").split()[0])
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="madvise flags: Linux")
