@@ -137,3 +137,17 @@ def test_sparse_row_products_refuse_a_mismatched_output():
     assert prod.X.format == "csr" and prod.nbytes > 0
     with pytest.raises(ValueError, match="20 columns of dtype float64"):
         prod.into(np.zeros((2, 20), dtype=np.float32), np.array([0]), np.array([0]))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rows_dot_on_held_rows_whole_and_gathered(dtype):
+    # held rows: summed whole then read at many rows, or gathered at a few
+    X = np.random.default_rng(3).normal(size=(80, 3))
+    ref = RBF(0.9)(X)
+    rows = KernelRows(RBF(0.9), X, dense=True, dtype=dtype)
+    cols = np.array([2, 5, 11, 40, 79])
+    vals = np.random.default_rng(4).normal(size=5)
+    tol = dict(rtol=1e-12, atol=1e-12) if dtype == np.float64 else dict(rtol=0, atol=1e-5)
+    for which in (np.arange(0, 80, 2), np.array([1, 17, 60])):  # 40 of 80 rows; 3
+        np.testing.assert_allclose(rows.rows_dot(which, cols, vals),
+                                   ref[which][:, cols] @ vals, **tol)
