@@ -101,7 +101,8 @@ def test_compaction_and_working_sets_reach_the_reference_optimum(loss, schedule,
 
 @pytest.mark.parametrize("in_order", [True, False])
 def test_score_updates_and_compaction_equal_dense_products(in_order):
-    from kernelkit.solvers.multiclass_cd import _add_changes, _gather_block
+    from kernelkit.linalg.rows import gather_rows
+    from kernelkit.solvers.multiclass_cd import _add_changes
 
     rng = np.random.default_rng(4)
     K = rbf_kernel(rng.normal(size=(50, 3))).astype(np.float32)
@@ -113,7 +114,7 @@ def test_score_updates_and_compaction_equal_dense_products(in_order):
     _add_changes(K, loc, in_order, rows, dA, Fa)
     np.testing.assert_allclose(Fa, expect, rtol=1e-12, atol=1e-12)
     out = np.empty((len(loc), len(loc)), np.float32)
-    _gather_block(K, loc, out, work=len(loc) ** 2)
+    gather_rows(K, loc, loc, out, np.arange(len(loc)), work=len(loc) ** 2)
     np.testing.assert_array_equal(out, K[np.ix_(loc, loc)])
 
 

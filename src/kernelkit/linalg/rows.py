@@ -20,13 +20,14 @@ with the exp fused), other kernels' from ``kernel.block``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .._memory import populate_rows, row_store, store_mapping
+from .._twin import twin
 from ..kernels import Kernel, Precomputed
 from .blocks import block_rows, map_blocks, parallel_threads, working_memory_bytes
 
-__all__ = ["ColumnRows", "KernelRows", "as_kernel_rows"]
+__all__ = ["ColumnRows", "KernelRows", "as_kernel_rows", "gather_rows"]
 
 # rows are computed in blocks of at most this many MiB (in cache, one GEMM each)
 ROW_BLOCK_MIB = 32
@@ -133,30 +134,19 @@ class KernelRows:
         """Make row ``r`` available."""
         if self.slot_of[r] >= 0:
             return
-        if self._factors is None or self._sparse is not None:
+        if self._sparse is not None:
             self.fetch_many(np.array([r]))
             return
-        # the solvers' usual request, one row of the exp factors' kind: straight into its
-        # slot without fetch_many's array bookkeeping (~20 of a row's ~90 us)
-        if self.mode == "lazy":
-            s = r
-        else:
-            s = int(np.argmin(self.last_used))
-            old = self.row_of_slot[s]
-            if old >= 0:
-                self.slot_of[old] = -1
-        A, Bt = self._factors
-        if self.row_of_slot[s] < 0:  # a slot never written: its pages mapped at once
+        # the solvers' usual request: straight into its slot, without fetch_many's array
+        # bookkeeping (~20 of a row's ~90 us); a slot never written has its pages mapped
+        # at once (populate_rows)
+        rows = np.array([r])
+        slots = self._free_slots(rows)
+        s = int(slots[0])
+        if self.row_of_slot[s] < 0:
             populate_rows(self._mapping, self.data, s)
-        out = self.data[s]
-        np.matmul(A[r], Bt, out=out)
-        _exp_clipped(out)
-        out[r] = self.diag[r]
-        self.slot_of[r] = s
-        self.row_of_slot[s] = r
-        self.tick[0] += 1
-        self.last_used[s] = self.tick[0]
-        self.n_computed += 1
+        self._block(rows, out=self.data[s : s + 1])
+        self._placed(rows, slots)
 
     def fetch_many(self, rows) -> None:
         """Compute the missing rows among ``rows`` (one kernel block per chunk).
@@ -171,20 +161,29 @@ class KernelRows:
             rows = rows[np.sort(first)]
         if len(rows) == 0:
             return
-        if self.mode == "lazy":
-            slots = rows
-        else:
+        if self.mode != "lazy":
             rows = rows[: max(1, self.n_slots // 2)]
-            # least recently used slots (one row, as the solvers ask: argmin, no sort)
-            slots = np.argsort(self.last_used, kind="stable")[: len(rows)] if len(rows) > 1 \
-                else np.array([np.argmin(self.last_used)])
-            old = self.row_of_slot[slots]
-            self.slot_of[old[old >= 0]] = -1
+        slots = self._free_slots(rows)
         if self._sparse is not None:  # straight into the slots, no block copied
             self._sparse.into(self.data, rows, slots)
             self.data[slots, rows] = self.diag[rows]  # diagonal of k(X, X) is diag
         else:
             self._compute_blocks(rows, slots)
+        self._placed(rows, slots)
+
+    def _free_slots(self, rows) -> np.ndarray:
+        """Slots for ``rows``: their own in lazy mode, else the least recently used ones
+        (one row, as the solvers ask: argmin, no sort), their rows evicted."""
+        if self.mode == "lazy":
+            return rows
+        slots = np.argsort(self.last_used, kind="stable")[: len(rows)] if len(rows) > 1 \
+            else np.array([np.argmin(self.last_used)])
+        old = self.row_of_slot[slots]
+        self.slot_of[old[old >= 0]] = -1
+        return slots
+
+    def _placed(self, rows, slots) -> None:
+        """Record that ``rows`` now sit in ``slots``."""
         self.slot_of[rows] = slots
         self.row_of_slot[slots] = rows
         self.tick[0] += 1
@@ -210,18 +209,15 @@ class KernelRows:
         return out
 
     def _compute_blocks(self, rows, slots) -> None:
-        """Rows into their slots, a block of at most ROW_BLOCK_MIB at a time."""
-        if len(rows) == 1:  # the solvers' usual request: formed straight in its slot
-            s = int(slots[0])
-            self._block(rows, out=self.data[s : s + 1])
-            return
+        """Rows into their slots, a block of at most ROW_BLOCK_MIB at a time (in place when
+        the slots are consecutive: a single row, or the whole matrix)."""
         step = block_rows(self.n, 8, ROW_BLOCK_MIB)
 
         def one(start):
             rr, ss = rows[start : start + step], slots[start : start + step]
             s0 = int(ss[0])
-            if np.array_equal(ss, np.arange(s0, s0 + len(ss))):  # consecutive slots (the
-                self._block(rr, out=self.data[s0 : s0 + len(ss)])  # whole matrix): in place
+            if np.array_equal(ss, np.arange(s0, s0 + len(ss))):  # consecutive: in place
+                self._block(rr, out=self.data[s0 : s0 + len(ss)])
             else:
                 self.data[ss] = self._block(rr)
 
@@ -308,8 +304,8 @@ class ColumnRows:
     def __init__(self, rows: KernelRows, cols):
         self.rows = rows
         self.cols = np.ascontiguousarray(cols, dtype=np.int64)
-        self._pos = np.full(rows.n, -1, dtype=np.int64)
-        self._pos[self.cols] = np.arange(len(self.cols))
+        self.pos = np.full(rows.n, -1, dtype=np.int64)  # row -> its place in cols, or -1
+        self.pos[self.cols] = np.arange(len(self.cols))
         self._Bt = self._Xc = None
         if rows.mode != "dense" and rows._sparse is None:
             if rows._factors is not None:
@@ -330,7 +326,7 @@ class ColumnRows:
             out[:] = rows.kernel.block(rows.X[r : r + 1], self._Xc)[0]
         else:  # sparse rows: the full row (one CSC product), then its columns
             np.take(rows._block(np.array([r]))[0], self.cols, out=out)
-        p = self._pos[r]
+        p = self.pos[r]
         if p >= 0:
             out[p] = rows.diag[r]
 
@@ -355,6 +351,18 @@ def _exp_clipped(G):
     loop of scalar exps."""
     np.minimum(G, 0.0, out=G)
     np.exp(G, out=G)
+
+
+@twin
+def gather_rows(source, source_rows, columns, out, out_rows):  # pragma: no cover - numba
+    """``out[out_rows[q]] = source[source_rows[q], columns]`` for every q (rows in parallel
+    when the work is large: ``gather_rows(..., work=len(source_rows) * len(columns))``).
+    Narrows held kernel rows to a subset of their columns (a solver's active set)."""
+    for q in prange(source_rows.shape[0]):
+        src = source[source_rows[q]]
+        dst = out[out_rows[q]]
+        for c in range(columns.shape[0]):
+            dst[c] = src[columns[c]]
 
 
 @njit(cache=True)

@@ -57,6 +57,7 @@ from .._result import Result
 from .._twin import twin
 from ..exceptions import ConvergenceWarning
 from ..linalg.blocks import fits_in_memory
+from ..linalg.rows import gather_rows
 from ..losses.multiclass import MulticlassLoss, block_step
 
 __all__ = ["solve_multiclass_cd", "multiclass_dual_objective"]
@@ -130,57 +131,38 @@ def _pass(kind, Kb, loc, in_order, diag, y, Cv, A, Fa, active, order):  # pragma
         n_changed += 1
         # F_j += d_j K[:, i] on the active examples (K symmetric: row i), the few changed
         # classes only; this reads the row once a pass, and the pass is bound by that read
-        Ki = Kb[loc[t]]
-        if not in_order:
-            for u in range(n_act):
-                buf[u] = Ki[loc[u]]
-        for j in range(n_cls):
-            dj = d[j]
-            if dj != 0.0:
-                Fj = Fa[j]
-                if in_order:
-                    for u in range(n_act):
-                        Fj[u] += dj * Ki[u]
-                else:
-                    for u in range(n_act):
-                        Fj[u] += dj * buf[u]
+        _add_row(Kb[loc[t]], loc, in_order, d, Fa, buf)
     return gain, n_changed
+
+
+@njit(cache=True)
+def _add_row(Ki, loc, in_order, d, Fa, buf):  # pragma: no cover - numba
+    """``Fa[j, u] += d[j] Ki[loc[u]]`` for the classes with ``d[j] != 0`` (``Ki`` read as
+    it lies when ``in_order``, else gathered into ``buf`` once)."""
+    n_act = loc.shape[0]
+    if not in_order:
+        for u in range(n_act):
+            buf[u] = Ki[loc[u]]
+    for j in range(d.shape[0]):
+        dj = d[j]
+        if dj != 0.0:
+            Fj = Fa[j]
+            if in_order:
+                for u in range(n_act):
+                    Fj[u] += dj * Ki[u]
+            else:
+                for u in range(n_act):
+                    Fj[u] += dj * buf[u]
 
 
 @njit(cache=True)
 def _add_changes(Kb, loc, in_order, rows, dA, Fa):  # pragma: no cover - numba
     """``Fa[j, u] += sum_q dA[q, j] Kb[rows[q], loc[u]]``: the scores of the active examples
     after the blocks at kernel rows ``rows`` changed by ``dA`` (as :func:`_pass` does it)."""
-    n_act = loc.shape[0]
-    buf = np.empty(0 if in_order else n_act)
+    buf = np.empty(0 if in_order else loc.shape[0])
     for q in range(rows.shape[0]):
-        Ki = Kb[rows[q]]
-        gathered = False
-        for j in range(dA.shape[1]):
-            dj = dA[q, j]
-            if dj == 0.0:
-                continue
-            Fj = Fa[j]
-            if in_order:
-                for u in range(n_act):
-                    Fj[u] += dj * Ki[u]
-            else:
-                if not gathered:
-                    for u in range(n_act):
-                        buf[u] = Ki[loc[u]]
-                    gathered = True
-                for u in range(n_act):
-                    Fj[u] += dj * buf[u]
-
-
-@twin
-def _gather_block(Kb, loc, out):  # pragma: no cover - numba
-    # out = Kb[loc][:, loc]: the kernel among the active examples, compacted
-    for a in prange(loc.shape[0]):
-        src = Kb[loc[a]]
-        dst = out[a]
-        for b in range(loc.shape[0]):
-            dst[b] = src[loc[b]]
+        if np.any(dA[q] != 0.0):  # an unchanged block's row is not read
+            _add_row(Kb[rows[q]], loc, in_order, dA[q], Fa, buf)
 
 
 @njit(cache=True)
@@ -454,7 +436,7 @@ def _solve_working_set(kind, Kb, loc, diag, y, Cv, A, Fa, active, ws, rng):
     sub = active[ws]
     lw = loc[ws]
     Kw = np.empty((m, m), Kb.dtype)
-    _gather_block(Kb, lw, Kw, work=m * m)
+    gather_rows(Kb, lw, lw, Kw, np.arange(m), work=m * m)
     before = A[sub]
     Fw = np.ascontiguousarray(Fa[:, ws])
     for _ in range(_WORKING_SET_PASSES):
@@ -477,7 +459,7 @@ def _compact(Kb, loc):
     if not fits_in_memory(m * m * Kb.dtype.itemsize):
         return Kb, loc
     out = row_store((m, m), Kb.dtype, populate=True)
-    _gather_block(Kb, loc, out, work=m * m)
+    gather_rows(Kb, loc, loc, out, np.arange(m), work=m * m)
     return out, np.arange(m)
 
 

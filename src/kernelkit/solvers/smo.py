@@ -37,14 +37,13 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .._memory import row_store
 from .._result import Result
 from .._threads import limit_blas
-from .._twin import twin
 from ..exceptions import ConvergenceWarning
-from ..linalg.rows import KernelRows, as_kernel_rows
+from ..linalg.rows import KernelRows, as_kernel_rows, gather_rows
 
 __all__ = ["solve_smo"]
 
@@ -417,16 +416,6 @@ def _solution_info(rows, p, ys, lo, hi, idx, b, yG) -> dict:
                 n_kernel_rows=int(rows.n_computed))
 
 
-@twin
-def _gather_rows(source, source_slots, columns, out, out_slots):  # pragma: no cover
-    # out[out_slots[q]] = source[source_slots[q], columns]
-    for q in prange(source_slots.shape[0]):
-        src = source[source_slots[q]]
-        dst = out[out_slots[q]]
-        for c in range(columns.shape[0]):
-            dst[c] = src[columns[c]]
-
-
 class _FullRows:
     """The loop's view of the rows of :class:`KernelRows` themselves (all columns)."""
 
@@ -454,8 +443,7 @@ class _CompactRows:
     def __init__(self, rows: KernelRows, cols, previous):
         m = len(cols)
         self.rows, self.at = rows, rows.columns(cols)
-        self.pos = np.full(rows.n, -1, dtype=np.int64)
-        self.pos[cols] = np.arange(m)
+        self.pos = self.at.pos  # kernel row -> its column here, or -1
         self.idx = None  # set by _Problem.compacted: the variables' positions in the rows
         self.diag = np.ascontiguousarray(rows.diag[cols])
         budget = rows.data.nbytes  # as much memory as the full rows were given
@@ -485,9 +473,9 @@ class _CompactRows:
         if k <= 0:
             return
         slots = np.arange(self._free, self._free + k)
-        _gather_rows(source, np.ascontiguousarray(source_slots[:k], dtype=np.int64),
-                     np.ascontiguousarray(columns, dtype=np.int64), self.data, slots,
-                     work=k * len(columns))
+        gather_rows(source, np.ascontiguousarray(source_slots[:k], dtype=np.int64),
+                    np.ascontiguousarray(columns, dtype=np.int64), self.data, slots,
+                    work=k * len(columns))
         self.slot_of[positions[:k]] = slots
         self._row_of_slot[slots] = positions[:k]
         self._free += k
