@@ -55,9 +55,11 @@ _CONVERGED, _MAX_ITER, _NEED_ROW, _RECONSTRUCT, _COMPACT = 0, 1, 2, 3, 4
 _COMPACT_BELOW = 0.25
 # the j pass and the gradient update run over every variable, masked, while more than
 # this share of them is active: vectorized, ~3 ns a variable of the problem against ~6.5 ns
-# an active one through the active list (letters 1.18 -> 0.88 s at 0.3-0.5; the SVR row
-# 2.18 s at 0, 2.14 s at 0.4, 2.39 s at 0.3)
+# an active one through the active list (letters 1.18 -> 0.87 s at 0.3-0.5; its last
+# compacted problem, 1,602 variables, 4.7 against 11 us an iteration), on problems of
+# _MASKED_FROM variables or more (a first fit on small data then compiles ~1 s less)
 _MASKED_ABOVE = 0.4
+_MASKED_FROM = 1_000
 
 
 @njit(cache=True)
@@ -141,24 +143,13 @@ def _last_at(s, n, m):
 
 
 @njit(cache=True)
-def _masked_j(yG, low, act, kd, Ki, kii, gmax, n, period, score, lowg):
+def _masked_j(yG, low, act, kd, Ki, kii, gmax, n, score, lowg):
     """The j pass over all n variables of a problem whose variable t has kernel row entry
-    t mod ``period`` (``idx`` the identity, or repeated: SVR's 2n variables on n rows), the
-    shrunk ones masked by ``act``: candidates into ``score`` in loops without a reduction
-    or an index array, which LLVM vectorizes (0.7 ns a variable against the indexed loop's
-    4.4 ns), then their minimum and its last place.
+    t (``idx`` the identity), the shrunk ones masked by ``act``: candidates into ``score``
+    in one loop without a reduction or an index array, which LLVM vectorizes (0.7 ns a
+    variable against the indexed loop's 4.4 ns), then their minimum and its last place.
     Returns (j, max_{I_low} ys G) as the indexed pass does (j = -1 when none)."""
-    for s in range(0, n, period):  # one vectorized loop a copy of the rows (views)
-        e = s + period
-        _j_candidates(yG[s:e], low[s:e], act[s:e], kd, Ki, kii, gmax, score[s:e],
-                      lowg[s:e])
-    return _last_at(score, n, _min8(score, n)), -_min8(lowg, n)
-
-
-@njit(cache=True)
-def _j_candidates(yG, low, act, kd, Ki, kii, gmax, score, lowg):
-    # indices straight from the loop counter: with an offset added LLVM leaves it scalar
-    for t in range(yG.shape[0]):
+    for t in range(n):
         yg = yG[t]
         in_low = (low[t] != 0) & (act[t] != 0)
         gd = gmax + yg
@@ -166,32 +157,26 @@ def _j_candidates(yG, low, act, kd, Ki, kii, gmax, score, lowg):
         a = a if a > 0.0 else _TAU
         score[t] = -(gd * gd) / a if in_low & (gd > 0.0) else np.inf
         lowg[t] = -yg if in_low else np.inf
+    return _last_at(score, n, _min8(score, n)), -_min8(lowg, n)
 
 
 @njit(cache=True)
-def _masked_update(yG, up, act, Ki, Kj, step, n, period, score):
+def _masked_update(yG, up, act, Ki, Kj, step, n, score):
     """yG += step (K_i - K_j) on all n variables (the shrunk ones too: their gradient then
     stays current, the reconstruction rewrites it anyway), and the next first index
     argmax_{I_up, active} -yG (the last one of equal values, as the indexed pass)."""
-    for s in range(0, n, period):
-        e = s + period
-        _update_candidates(yG[s:e], up[s:e], act[s:e], Ki, Kj, step, score[s:e])
+    for t in range(n):
+        v = yG[t] + step * (Ki[t] - Kj[t])
+        yG[t] = v
+        score[t] = v if (up[t] != 0) & (act[t] != 0) else np.inf
     m = _min8(score, n)
     return _last_at(score, n, m), -m
 
 
 @njit(cache=True)
-def _update_candidates(yG, up, act, Ki, Kj, step, score):
-    for t in range(yG.shape[0]):
-        v = yG[t] + step * (Ki[t] - Kj[t])
-        yG[t] = v
-        score[t] = v if (up[t] != 0) & (act[t] != 0) else np.inf
-
-
-@njit(cache=True)
 def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tick, active,
-              act, scratch, masked_above, period, state, fstate, eps, max_iter,
-              shrinking, compact_below):
+              act, scratch, masked_above, state, fstate, eps, max_iter, shrinking,
+              compact_below):
     """Run SMO until done or until a kernel row / a gradient reconstruction is needed.
 
     ``yG = ys * G`` is kept instead of ``G`` (then ``yG_u += t (K_ui - K_uj)``).
@@ -202,11 +187,11 @@ def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tic
     of the whole problem (more than passed: a compacted problem, whose other variables
     count as shrunk), [8] the second index j while its row is fetched (-2: none);
     fstate: [0] the cached max_{I_up} -ys G.
-    ``act`` marks the active variables (1); for a problem whose variable t has kernel row
-    entry t mod ``period`` (``masked_above > 0``, else the indexed passes): while more
-    than ``masked_above`` of its
-    variables are active, the j pass and the update run over all of them, masked, in
-    loops LLVM vectorizes (``scratch``: two rows of candidates).
+    ``act``: None, or for a problem whose variable t has kernel row entry t, marks of
+    the active variables (1): while more than ``masked_above`` of them are active, the j
+    pass and the update run over all variables, masked, in loops LLVM vectorizes
+    (``scratch``: two rows of candidates). With None numba prunes those branches and
+    compiles neither helper (a first fit on small data compiles ~1 s less).
     Returns 0 converged, 1 max_iter, 2 need row ``state[4]``, 3 need reconstruction, 4
     shrinking left at most ``compact_below * state[6]`` variables active (the caller may
     then pass the active variables only, with rows of their columns only).
@@ -238,7 +223,8 @@ def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tic
                 elif b[t] <= lo[t]:
                     shrink = (yG[t] > gmax2) if ys[t] > 0 else (-yG[t] > gmax1)
                 if shrink:
-                    act[t] = 0
+                    if act is not None:
+                        act[t] = 0
                     n_active -= 1
                     active[k] = active[n_active]
                     active[n_active] = t
@@ -277,16 +263,18 @@ def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tic
         # their mispredictions cost more than the arithmetic (letters: 1.73 -> 1.56 s);
         # the division is left for the improvements (-g^2 / a <= m  <=>  -g^2 <= m a, a > 0).
         kii = kd[ri]
-        masked = masked_above > 0.0 and n_active >= masked_above * n_var
         j = state[8]  # chosen before its row was fetched (status 2): not chosen again
-        if j < 0 and masked:
-            j, gmax2 = _masked_j(yG, low, act, kd, Ki, kii, gmax, n_var, period,
-                                 scratch[0], scratch[1])
-            if gmax + gmax2 < eps or j < 0:
-                if n_active < state[7]:
-                    return 3
-                return 0
-        elif j < 0:
+        wide = False  # the masked passes this iteration
+        if act is not None:
+            wide = n_active >= masked_above * n_var
+            if wide and j < 0:
+                j, gmax2 = _masked_j(yG, low, act, kd, Ki, kii, gmax, n_var, scratch[0],
+                                     scratch[1])
+                if gmax + gmax2 < eps or j < 0:
+                    if n_active < state[7]:
+                        return 3
+                    return 0
+        if j < 0:
             gmax2 = -np.inf
             obj_min = np.inf
             for k in range(n_active):
@@ -343,10 +331,11 @@ def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tic
         _set_flags(b, ys, lo, hi, up, low, i)
         _set_flags(b, ys, lo, hi, up, low, j)
         # ys_u G_u += ys_u (Q_ui db_i + Q_uj db_j) = t (K_ui - K_uj); next i in the same pass
-        if masked:
-            state[5], fstate[0] = _masked_update(yG, up, act, Ki, Kj, step, n_var,
-                                                 period, scratch[0])
-            continue
+        if act is not None:
+            if wide:
+                state[5], fstate[0] = _masked_update(yG, up, act, Ki, Kj, step, n_var,
+                                                     scratch[0])
+                continue
         i_next = -1
         gnext = -np.inf
         for k in range(n_active):
@@ -622,15 +611,11 @@ class _Problem:
     def __init__(self, arrays, active, view, variables):
         self.arrays, self.active, self.view, self.vars = arrays, active, view, variables
         m = len(active)  # every variable active
-        # masked passes where variable t is kernel column t mod period: C-SVC and
-        # one-class (period m), SVR's 2n variables on n rows (period n) until compacted
-        r = len(view.diag)
-        period = m if m % r else r
-        regular = bool(np.array_equal(view.idx, np.tile(np.arange(period), m // period)))
-        self.masked_above = _MASKED_ABOVE if regular else 0.0
-        self.period = period if regular else 1
-        self.act = np.ones(m, dtype=np.uint8)  # kept by the loop's shrinking either way
-        self.scratch = np.empty((2, m if regular else 1))
+        # masked passes where variable t is kernel column t (C-SVC, one-class; SVR's 2n
+        # variables on n rows gained 2%, within the noise), on problems large enough
+        self.act, self.scratch = None, np.empty((2, 1))
+        if m >= _MASKED_FROM and np.array_equal(view.idx, np.arange(m)):
+            self.act, self.scratch = np.ones(m, dtype=np.uint8), np.empty((2, m))
 
     @classmethod
     def compacted(cls, full, live, rows, idx, view) -> _Problem:
@@ -685,8 +670,7 @@ def _run_smo(rows: KernelRows, qp: _QP, tol: float, max_iter: int, shrinking: bo
             view = prob.view
             args = (*prob.arrays, view.idx, view.diag, view.data, view.slot_of,
                     view.last_used, view.tick, prob.active, prob.act, prob.scratch,
-                    prob.masked_above, prob.period, state, fstate, tol, max_iter,
-                    shrinking, _COMPACT_BELOW)
+                    _MASKED_ABOVE, state, fstate, tol, max_iter, shrinking, _COMPACT_BELOW)
             status = _smo_loop(*args)
             while status == _NEED_ROW:  # the same problem: its arguments as they are
                 # one row at a time: SMO touches few rows (letters, n=16,000: ~3,000), and
