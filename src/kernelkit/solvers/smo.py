@@ -20,7 +20,10 @@ Chen & Lin, JMLR 2005); the step moves ``b_i += ys_i t``, ``b_j -= ys_j t`` (kee
 as in libsvm and the gradient is reconstructed before the final optimality check. Once
 shrinking has left ``_COMPACT_BELOW`` of the variables active, the loop runs on those
 alone, renumbered, with kernel rows of their columns only (libsvm swaps the active
-variables to the front of its arrays and rows to the same end).
+variables to the front of its arrays and rows to the same end). Where variable t is row
+entry t (C-SVC, one-class) and ``_MASKED_ABOVE`` of the variables are active, the j pass
+and the gradient update run over all variables with the shrunk ones masked: contiguous
+loops that LLVM vectorizes, where the passes through the active list stay scalar.
 
 With ``G = Q b + p``, the solver stops when the maximal KKT violation
 ``max_{I_up} -ys G - min_{I_low} -ys G`` is below ``tol`` (libsvm's ``eps``). It reports
