@@ -210,7 +210,7 @@ def test_smo_masked_passes_reach_the_indexed_passes_optimum(case, compact, cache
                                                             monkeypatch):
     # the j pass and the gradient update over every variable, shrunk ones masked (always:
     # above = 1e-9, from 0 variables) against over the active list (never: from 10**9
-    # variables, numba's branches for masked=None pruned): the same optimum
+    # variables: act=None, numba prunes the masked branches): the same optimum
     from kernelkit.solvers import smo
 
     X, K, _, _ = _data(n=70, seed=1)  # the data of _smo_cases
@@ -253,7 +253,7 @@ def test_smo_masked_pass_helpers_against_numpy():
     for n in (1, 7, 8, 9, 64, 203):
         yG = rng.normal(size=n)
         yG[rng.integers(0, n, n // 3)] = 0.25  # ties
-        up, low, act = (rng.uniform(size=(3, n)) < [[0.6], [0.6], [0.8]]).astype(np.uint8)
+        up, low, act = rng.uniform(size=(3, n)) < [[0.6], [0.6], [0.8]]
         kd = 1.0 + rng.uniform(size=n)
         Ki, Kj = rng.uniform(size=(2, n)).astype(np.float32)
         kii, gmax = 1.5, 0.5
