@@ -214,7 +214,7 @@ def test_smo_masked_passes_reach_the_indexed_passes_optimum(case, compact, cache
     from kernelkit.solvers import smo
 
     X, K, _, _ = _data(n=70, seed=1)  # the data of _smo_cases
-    _, form, _ = _smo_cases()[case]
+    _, form, const = _smo_cases()[case]
     monkeypatch.setattr(smo, "_COMPACT_BELOW", 1.0 if compact else 0.0)
     monkeypatch.setattr(smo, "_MASKED_ABOVE", 1e-9)
     masked = []  # each problem's: whether the loop was given the masked passes
@@ -241,6 +241,13 @@ def test_smo_masked_passes_reach_the_indexed_passes_optimum(case, compact, cache
     assert a.info["objective"] == pytest.approx(b.info["objective"], abs=1e-9)
     np.testing.assert_allclose(a.info["dual_coef"], b.info["dual_coef"], atol=1e-6)
     np.testing.assert_allclose(a.info["gradient"], b.info["gradient"], atol=1e-6)
+    # and the masked solve against the naive reference QP (tests/reference)
+    ref = libsvm_reference(K, form["p"], form["ys"], form["lower"], form["upper"],
+                           form["idx"], const)
+    idx = np.arange(len(form["p"])) if form["idx"] is None else form["idx"]
+    Q = np.outer(form["ys"], form["ys"]) * K[np.ix_(idx, idx)]
+    assert a.info["objective"] == pytest.approx(0.5 * ref @ Q @ ref + form["p"] @ ref,
+                                                abs=1e-6)
 
 
 def test_smo_masked_pass_helpers_against_numpy():
