@@ -268,18 +268,15 @@ def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tic
         # the division is left for the improvements (-g^2 / a <= m  <=>  -g^2 <= m a, a > 0).
         kii = kd[ri]
         j = state[8]  # chosen before its row was fetched (status 2): not chosen again
+        search = j < 0
+        gmax2 = -np.inf
         wide = False  # the masked passes this iteration
         if act is not None:
             wide = n_active >= masked_above * n_var
-            if wide and j < 0:
+            if wide and search:
                 j, gmax2 = _masked_j(yG, low, act, kd, Ki, kii, gmax, n_var, scratch[0],
                                      scratch[1])
-                if gmax + gmax2 < eps or j < 0:
-                    if n_active < state[7]:
-                        return 3
-                    return 0
-        if j < 0:
-            gmax2 = -np.inf
+        if search and not wide:
             obj_min = np.inf
             for k in range(n_active):
                 t = active[k]
@@ -295,10 +292,10 @@ def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tic
                 if better:
                     obj_min = num / a_it
                     j = t
-            if gmax + gmax2 < eps or j < 0:
-                if n_active < state[7]:
-                    return 3
-                return 0
+        if search and (gmax + gmax2 < eps or j < 0):
+            if n_active < state[7]:
+                return 3
+            return 0
         rj = idx[j]
         sj = slot_of[rj]
         if sj < 0:
