@@ -14,7 +14,8 @@ default parameters. A case ends in exactly one of
     AdaBoost's training error <= prod Z_t;
 ``refused``
     a ValueError / TypeError raised by kernelkit's or scikit-learn's input validation (the
-    frame that raised it lies in ``kernelkit`` or in scikit-learn's validation modules);
+    frame that raised it lies in the imported kernelkit package's folder or in scikit-learn's
+    validation modules: :func:`clear_sources`);
 ``failure``
     anything else: another exception type, a raw error from NumPy / SciPy / numba internals,
     a LinAlgError, NaN or inf output, a broken invariant, a fit over ``MAX_S`` seconds.
@@ -22,6 +23,7 @@ default parameters. A case ends in exactly one of
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 import traceback
@@ -37,9 +39,6 @@ from hypothesis import strategies as st
 from ._reliability import Table
 
 MAX_S = 10.0
-# where a clear refusal may come from: kernelkit itself and scikit-learn's validation
-_CLEAR_SOURCES = (os.sep + "kernelkit" + os.sep, os.sep.join(("sklearn", "utils", "")),
-                  os.sep.join(("sklearn", "base.py")))
 SCALES = [1.0, 1e150, 1e-150, 5e-324, 1e-310, 1e300, 1e-3, 1e8]
 
 
@@ -240,7 +239,34 @@ def _clear(exc: BaseException) -> bool:
     if type(exc).__module__.startswith(("numba", "numpy.linalg", "scipy.linalg")):
         return False
     frames = traceback.extract_tb(exc.__traceback__)
-    return bool(frames) and any(s in frames[-1].filename for s in _CLEAR_SOURCES)
+    return bool(frames) and _from_clear_source(frames[-1].filename)
+
+
+@functools.cache
+def clear_sources() -> tuple[str, ...]:
+    """Where a clear refusal may come from, as real paths: the folder of the imported
+    kernelkit package and scikit-learn's validation (``sklearn/utils/``, ``sklearn/base.py``).
+
+    Decided by where the modules are, never by a folder's name: a checkout cloned into a
+    folder named ``kernelkit`` holds NumPy's files too (``kernelkit/.venv/...``).
+    """
+    import sklearn.base
+    import sklearn.utils
+
+    import kernelkit
+
+    def folder(module) -> str:
+        return os.path.join(os.path.realpath(os.path.dirname(module.__file__)), "")
+
+    return (folder(kernelkit), folder(sklearn.utils), os.path.realpath(sklearn.base.__file__))
+
+
+def _from_clear_source(filename: str, sources: tuple[str, ...] | None = None) -> bool:
+    """Whether ``filename`` (a traceback frame's) is one of ``sources`` or lies in one of
+    its folders (those end in the path separator)."""
+    path = os.path.realpath(filename)
+    return any(path.startswith(s) if s.endswith(os.sep) else path == s
+               for s in (clear_sources() if sources is None else sources))
 
 
 def _finite(name, a):

@@ -51,3 +51,34 @@ def test_the_classifier_of_outcomes_tells_clear_from_raw_errors():
         np.linalg.cholesky(-np.eye(2))
     except np.linalg.LinAlgError as exc:
         assert not rel._clear(exc)
+
+
+def _raised_in(filename: str) -> TypeError:
+    """A TypeError whose traceback's last frame is the file ``filename``."""
+    try:
+        exec(compile("raise TypeError('raised here')", filename, "exec"), {})
+    except TypeError as exc:
+        return exc
+    raise AssertionError("not raised")
+
+
+def test_ours_is_decided_by_the_package_location_not_a_folder_name():
+    """A clone into a folder named ``kernelkit`` keeps NumPy in ``kernelkit/.venv``: NumPy's
+    TypeError raised there is still raw, and only the imported package's files are ours."""
+    import os
+
+    import numpy as np
+
+    import kernelkit
+
+    numpy_rel = os.path.relpath(np.lib.__file__, os.path.dirname(os.path.dirname(np.__file__)))
+    checkout = os.path.join(os.sep, "somewhere", "kernelkit")
+    in_venv = os.path.join(checkout, ".venv", "lib", "python3.11", "site-packages", numpy_rel)
+    assert not rel._clear(_raised_in(in_venv))
+    assert not rel._clear(_raised_in(os.path.join(checkout, "src", "kernelkit", "io.py")))
+    ours = os.path.join(os.path.dirname(kernelkit.__file__), "_validation.py")
+    assert rel._clear(_raised_in(ours))
+    # the same decision when the package itself lives under a folder named kernelkit
+    package = os.path.join(checkout, "src", "kernelkit", "")
+    assert rel._from_clear_source(os.path.join(package, "io.py"), (package,))
+    assert not rel._from_clear_source(in_venv, (package,))
