@@ -152,3 +152,19 @@ def test_readme_sparse_example_runs():
     assert sp.issparse(ns["svm"].support_vectors_)
     assert ns["svm"].score(ns["Xte"], ns["yte"]) > 0.6
     assert ns["ada"].score(ns["Xte"], ns["yte"]) > 0.55  # stumps: weaker than the SVM here
+
+
+def test_readme_counts_the_make_commands_it_opens_with():
+    """The sentence after the opening block says how many commands install kernelkit, and
+    each of them does (its Makefile target depends on an editable ``pip install``)."""
+    text = README.read_text()
+    block, after = text.split("```")[1], text.split("```")[2]
+    targets = [line.split()[1] for line in block.splitlines() if line.startswith("make ")]
+    first = " ".join(after.strip().split("\n\n")[0].split())
+    words = {2: "Both install ", 3: "Each of the three installs "}[len(targets)]
+    assert first.startswith(words), first[:60]
+    makefile = (README.parent / "Makefile").read_text()
+    for target in targets:
+        stamp = makefile.split(f"\n{target}: ")[1].split()[0]  # e.g. $(VENV)/.demo-installed
+        rule = makefile.split(f"\n{stamp}: ")[1].split("\n\n")[0]
+        assert "pip install" in rule and " -e " in rule, (target, rule)

@@ -34,6 +34,7 @@ _PUBLIC = {
     "RandomFourierFeatures": "kernelkit.large_scale.features",
     "MajorityVote": "kernelkit.ensemble.majority",
     "AdaBoost": "kernelkit.ensemble.adaboost",
+    "AdaBoostClassifier": "kernelkit.ensemble.adaboost",
     "save": "kernelkit.io",
     "load": "kernelkit.io",
 }

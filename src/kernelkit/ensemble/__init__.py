@@ -10,6 +10,7 @@ from .._lazy import attach
 _NAMES = {
     "MajorityVote": "majority",
     "AdaBoost": "adaboost",
+    "AdaBoostClassifier": "adaboost",
     "DecisionStump": "weak",
     "DecisionTree": "weak",
     "LinearThreshold": "weak",

@@ -29,7 +29,7 @@ from .._validation import (
 from ._stump_numba import boost_update, exp_weights, log_weighted_error
 from .weak import DecisionStump, DecisionTree, LinearThreshold
 
-__all__ = ["AdaBoost"]
+__all__ = ["AdaBoost", "AdaBoostClassifier"]
 
 _NAMED = {"stump": DecisionStump, "tree": DecisionTree, "linear": LinearThreshold}
 
@@ -620,3 +620,84 @@ default="stump"
         except ValueError:  # an invalid estimator: fit says why
             tags.input_tags.sparse = False
         return tags
+
+
+class AdaBoostClassifier(AdaBoost):
+    """:class:`AdaBoost` under scikit-learn's name, signature and defaults.
+
+    The same estimator as :class:`AdaBoost` (a subclass that only changes the constructor),
+    so that code and grids written for ``sklearn.ensemble.AdaBoostClassifier`` run
+    unchanged: ``make_pipeline`` names the step ``adaboostclassifier`` and the grid keys
+    ``adaboostclassifier__n_estimators``, ``__learning_rate``, ``__estimator`` and
+    ``__random_state`` reach the parameters of the same names. Where scikit-learn has the
+    parameter, its default is scikit-learn's (``n_estimators=50``, ``learning_rate=1.0``,
+    ``estimator=None``), and ``estimator_weights_`` are SAMME's α_t = log((1 − ε_t)/ε_t) +
+    log(K − 1) as in scikit-learn (``algorithm="SAMME"``; the ensemble is the same with
+    the notes' ``"discrete"`` α_t, which is half of it for two classes).
+
+    Parameters
+    ----------
+    estimator : {"stump", "tree", "linear"}, a kernelkit weak learner, a classifier or None, \
+default=None
+        None = kernelkit's :class:`~kernelkit.ensemble.DecisionStump`; see :class:`AdaBoost`.
+    n_estimators : int, default=50
+        Maximum number of rounds T.
+    learning_rate : float, default=1.0
+        Shrinks every α_t.
+    random_state : int, RandomState or None, default=None
+    algorithm : {"discrete", "SAMME"}, default="SAMME"
+        Which α_t ``estimator_weights_`` report for two classes (see :class:`AdaBoost`).
+    early_stopping : bool, default=False
+    validation_fraction : float, default=0.1
+    n_iter_no_change : int, default=10
+    verbose : int, default=0
+        As in :class:`AdaBoost`.
+
+    Attributes
+    ----------
+    estimators_, estimator_weights_, estimator_errors_, classes_, n_classes_, \
+feature_importances_
+        As scikit-learn's, and every attribute of :class:`AdaBoost` (``Z_``,
+        ``training_error_bound_``, ``training_errors_``, ``stop_reason_``, ...).
+
+    Differences from scikit-learn
+    -----------------------------
+    - ``estimator=None`` is kernelkit's exact weighted-error stump (for two classes;
+      scikit-learn's default is ``DecisionTreeClassifier(max_depth=1)``, which splits by
+      Gini): the ensembles differ where the two criteria pick different splits. Pass
+      ``DecisionTreeClassifier(max_depth=1)`` for scikit-learn's stumps.
+    - The parameters after ``random_state`` (``algorithm``, ``early_stopping``,
+      ``validation_fraction``, ``n_iter_no_change``, ``verbose``) are kernelkit's
+      additions; scikit-learn ≥ 1.8 has no ``algorithm`` (SAMME only, the default here).
+    - Everything else listed under :class:`AdaBoost`'s "Differences from scikit-learn":
+      log-space weights, the finite weight of a perfect weak learner, a single class
+      refused, deterministic kernelkit weak learners, ``sample_weight`` of any scale.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.model_selection import GridSearchCV
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from kernelkit import AdaBoostClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(120, 2))
+    >>> y = np.where(X[:, 0] + X[:, 1] ** 2 > 0.5, 1, 0)
+    >>> pipe = make_pipeline(StandardScaler(), AdaBoostClassifier(random_state=0))
+    >>> grid = {"adaboostclassifier__n_estimators": [10, 40],
+    ...         "adaboostclassifier__learning_rate": [0.5, 1.0]}
+    >>> search = GridSearchCV(pipe, grid, cv=3).fit(X, y)
+    >>> sorted(search.best_params_)
+    ['adaboostclassifier__learning_rate', 'adaboostclassifier__n_estimators']
+    """
+
+    def __init__(self, estimator=None, *, n_estimators: int = 50, learning_rate: float = 1.0,
+                 random_state=None, algorithm: str = "SAMME", early_stopping: bool = False,
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 10,
+                 verbose: int = 0):
+        super().__init__(estimator=estimator, n_estimators=n_estimators,
+                         learning_rate=learning_rate, algorithm=algorithm,
+                         early_stopping=early_stopping,
+                         validation_fraction=validation_fraction,
+                         n_iter_no_change=n_iter_no_change, random_state=random_state,
+                         verbose=verbose)
