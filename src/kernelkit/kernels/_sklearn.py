@@ -17,7 +17,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .base import Hyperparameter, Kernel, Product, Sum, _as_float_array
+from ._params import _as_float_array
+from .base import Hyperparameter, Kernel, Product, Sum
 from .dot_product import DotProduct
 from .exponentiation import Exponentiation
 from .special import Constant, White

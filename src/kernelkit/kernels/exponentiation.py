@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import _POWER, Kernel, _frobenius, _Wrapper
+from .base import Kernel
+from .composite import _Wrapper
+from .kernel import ALGEBRA, _frobenius
 
 __all__ = ["Exponentiation"]
 
@@ -78,4 +80,4 @@ class Exponentiation(_Wrapper):
         return _frobenius(W, K), self.gradient_dot(X, W)
 
 
-_POWER["class"] = Exponentiation  # what k ** p builds (see Kernel.__pow__)
+ALGEBRA["power"] = Exponentiation  # what k ** p builds (see Kernel.__pow__)

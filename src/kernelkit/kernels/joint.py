@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Kernel, _as_float_array, _n_rows
+from ._params import _as_float_array, _n_rows
+from .base import Kernel
 
 __all__ = ["JointKernel"]
 

@@ -12,8 +12,10 @@ from collections.abc import Callable
 import numpy as np
 
 from . import _distances as dist
+from ._params import _as_float_array, _n_rows
 from ._sparse import is_sparse
-from .base import Constant, Kernel, _as_float_array, _float_dtype, _n_rows
+from .base import Constant, Kernel
+from .kernel import _float_dtype
 
 __all__ = ["Constant", "White", "Precomputed", "FeatureMap", "Pairwise"]
 

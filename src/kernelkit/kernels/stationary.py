@@ -13,7 +13,8 @@ import numpy as np
 from .._scratch import scratch_empty
 from . import _distances as dist
 from ._sparse import SparseRowProducts, as_sparse_rows, is_sparse, scale_columns
-from .base import Kernel, _frobenius
+from .base import Kernel
+from .kernel import _frobenius
 
 __all__ = ["RBF", "Laplacian", "Matern", "RationalQuadratic", "ExpSineSquared"]
 
