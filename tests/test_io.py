@@ -321,6 +321,36 @@ def test_truncated(saved, tmp_path, keep):
         load(bad)
 
 
+def test_a_cut_model_file_is_called_incomplete_with_its_sizes(tmp_path):
+    """Cut anywhere before its last bytes, a model file is named an incomplete kernelkit
+    model file with the bytes it has and a true lower bound of the bytes it needs (never
+    "looks like a text file"), and the message says to save it again."""
+    import re
+    import zipfile
+
+    from kernelkit import KernelRidge
+
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    full = save(KernelRidge().fit(X, X[:, 0]), tmp_path / "m.kkm").read_bytes()
+    with zipfile.ZipFile(tmp_path / "m.kkm") as zf:
+        toc = zf.start_dir  # where the table of contents begins
+    cuts = sorted({4, 29, 31, 45, 200, len(full) // 2, toc - 1, toc, toc + 10,
+                   len(full) - 120})
+    for cut in cuts:
+        bad = tmp_path / "cut.kkm"
+        bad.write_bytes(full[:cut])
+        with pytest.raises(FormatError) as info:
+            load(bad)
+        text = str(info.value)
+        assert "text file" not in text and "Save the model again" in text, (cut, text)
+        m = re.search(r"incomplete (kernelkit model file|ZIP archive): it has (\d+) bytes "
+                      r"where at least (\d+) were expected", text)
+        assert m, (cut, text)
+        # past the first member's 30-byte header its name, manifest.json, says whose it is
+        assert m.group(1) == ("kernelkit model file" if cut > 30 else "ZIP archive"), cut
+        assert int(m.group(2)) == cut < int(m.group(3)) <= len(full), (cut, text)
+
+
 def _npy_bytes() -> bytes:
     import io
 

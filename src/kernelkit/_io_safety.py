@@ -18,7 +18,7 @@ import numpy as np
 
 __all__ = ["FormatError", "SerializationError", "NPY_HEADER_MAX", "MANIFEST_MAX", "MEMBER",
            "ZIP_ERRORS", "safe_dtype", "safe_shape", "check_stored", "check_ratio",
-           "npy_header", "describe_foreign"]
+           "npy_header", "describe_foreign", "describe_cut_zip"]
 
 NPY_HEADER_MAX = 1 << 16  # bytes of .npy header allowed beyond the array data
 # a manifest is JSON of a few KB (arrays are members of their own); its parse costs about 10x
@@ -111,6 +111,60 @@ _MAGIC = ((b"\x80", "looks like a pickle/joblib file"),
           (b"ZF", "looks like a zlib-compressed pickle/joblib file"),
           (b"\x93NUMPY", "looks like a NumPy .npy file"),
           (b"PAR1", "looks like a Parquet data file"))
+
+
+_LOCAL, _CENTRAL, _END = b"PK\x03\x04", b"PK\x01\x02", b"PK\x05\x06"
+
+
+def describe_cut_zip(path, manifest: str) -> str | None:
+    """Words for a file that starts as a ZIP archive but cannot be opened as one, else None.
+
+    Such a file was cut short (an interrupted copy, download or disk): the archive's table of
+    contents is at its end. The members' local headers are walked from the start (each names
+    and sizes its member) to find where the file should go on: "at least N bytes" is the end
+    of the member, or of the table of contents (46 bytes and the name per member, then a
+    22-byte end record), that the file ends in. A file whose first member is ``manifest``
+    is called a kernelkit model file.
+    """
+    try:
+        with open(path, "rb") as fh:
+            got = fh.seek(0, 2)
+            pos, first, names, need, whole_name = 0, None, [], 0, True
+            while True:
+                fh.seek(pos)
+                head = fh.read(30)
+                if not head.startswith(_LOCAL):
+                    break
+                if len(head) < 30:  # the local header itself is cut
+                    need, first = pos + 30, "" if first is None else first
+                    break
+                name_len, extra_len = (int.from_bytes(head[k:k + 2], "little") for k in (26, 28))
+                size = int.from_bytes(head[18:22], "little")
+                raw = fh.read(name_len)
+                name = raw.decode("utf-8", "replace")
+                if first is None:
+                    first, whole_name = name, len(raw) == name_len
+                names.append(name)
+                need = pos + 30 + name_len + extra_len + size
+                # cut inside this member, or its sizes are elsewhere (a data descriptor, or
+                # ZIP64): no way to walk on
+                if need > got or int.from_bytes(head[6:8], "little") & 8 or size == 0xFFFFFFFF:
+                    break
+                pos = need
+    except OSError:
+        return None
+    if first is None:
+        return None
+    ours = first == manifest or not whole_name and first and manifest.startswith(first)
+    what = "kernelkit model file" if ours else "ZIP archive"
+    if pos == need:  # every member whole: the rest must be the table of contents
+        if not (pos == got or _CENTRAL.startswith(head[:4]) or _END.startswith(head[:4])):
+            return f"a damaged {what} (its members are not where their headers say)"
+        need = pos + sum(46 + len(n.encode()) for n in names) + 22
+        if need <= got:
+            return f"a damaged {what} (its table of contents at the end cannot be read)"
+    return (f"an incomplete {what}: it has {got} bytes where at least {need} were expected "
+            "(cut short, e.g. by an interrupted copy, download or save)")
 
 
 def describe_foreign(path) -> str:

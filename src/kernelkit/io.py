@@ -83,6 +83,7 @@ from ._io_safety import (
     SerializationError,
     check_ratio,
     check_stored,
+    describe_cut_zip,
     describe_foreign,
     npy_header,
     safe_dtype,
@@ -636,6 +637,10 @@ def _open(path: str | os.PathLike) -> tuple[zipfile.ZipFile, dict]:
     try:
         zf = zipfile.ZipFile(path)
     except ZIP_ERRORS:
+        cut = describe_cut_zip(path, MANIFEST)
+        if cut is not None:
+            raise FormatError(f"{path} is {cut}. Save the model again (kernelkit.save or "
+                              "kernelkit fit), or copy the whole file again.") from None
         raise FormatError(f"{path} is not a kernelkit model file ({describe_foreign(path)}); "
                           f"{_OURS}.") from None
     try:
@@ -707,7 +712,8 @@ def _check_manifest(zf: zipfile.ZipFile, path) -> dict:
     m = _COMMENT.match(zf.comment or b"")
     if m is None:
         raise FormatError(f"{path} is truncated or was altered (its end does not carry the "
-                          "manifest checksum).")
+                          "manifest checksum). Save the model again (kernelkit.save or "
+                          "kernelkit fit), or copy the whole file again.")
     if m.group(1).decode() != hashlib.sha256(raw).hexdigest():
         raise FormatError(f"{path}: {MANIFEST} was altered or corrupted (SHA-256 mismatch).")
     return manifest
