@@ -453,3 +453,32 @@ def test_unknown_kernel_gets_did_you_mean(value, guess):
 def test_unknown_kernel_name_in_python_gets_did_you_mean():
     with pytest.raises(ValueError, match="did you mean 'rbf'"):
         kernelkit.KernelRidge(kernel="rfb").fit(np.eye(3), np.ones(3))
+
+
+def test_evaluate_without_the_target_column_says_the_target_is_missing(files, tmp_path,
+                                                                        capsys):
+    """The issue's case: a CSV of features and 'age' but no target column 'target'. The
+    error names the target as missing and lists the columns; a far name is not offered."""
+    test = pd.read_parquet(files / "test.parquet")[["x1", "x2", "x3"]]
+    test["age"] = 40
+    test.to_csv(tmp_path / "no_target.csv", index=False)
+    code, _, err = run_main(capsys, "evaluate", "--model", files / "krr.kkm", "--data",
+                            tmp_path / "no_target.csv", "--target", "target")
+    line = err.strip()
+    assert code == 1 and len(line.splitlines()) == 1, err
+    assert "target column 'target' is not in" in line and "no_target.csv" in line
+    assert "'x1', 'x2', 'x3', 'age'" in line and "did you mean" not in line
+    # a close misspelling is still offered
+    code, _, err = run_main(capsys, "evaluate", "--model", files / "krr.kkm", "--data",
+                            files / "test.parquet", "--target", "Y ")
+    assert code == 1 and "target column 'Y ' is not in" in err and "did you mean 'y'" in err
+
+
+@pytest.mark.parametrize("name, names, close", [
+    ("target", ["x1", "age"], None), ("lable", ["x", "label"], "label"),
+    ("Price", ["price", "x"], "price"), ("sepal length", ["sepallength"], "sepallength"),
+    ("y", ["x1", "x2"], None)])
+def test_a_close_name_only_when_one_is_close(name, names, close):
+    from kernelkit._cli_data import close_name
+
+    assert close_name(name, names) == close

@@ -71,12 +71,28 @@ def read_table(path: str):
     return df
 
 
-def column(df, name: str, path: str):
+def close_name(name: str, names: list[str]) -> str | None:
+    """The one of ``names`` that ``name`` is a likely misspelling of, or None: the same up
+    to case and spaces, or at least 80% alike (difflib's ratio: 'lable' for 'label', not
+    'age' for 'target')."""
+    key = "".join(name.split()).lower()
+    for other in names:
+        if "".join(other.split()).lower() == key:
+            return other
+    hint = difflib.get_close_matches(name, names, n=1, cutoff=0.8)
+    return hint[0] if hint else None
+
+
+def column(df, name: str, path: str, what: str = "column"):
+    """``df[name]``; else a CLIError saying that the ``what`` (e.g. "target column") is not
+    in the file, listing the columns it has and a close name only if one is close."""
     if name not in df.columns:
-        hint = difflib.get_close_matches(name, list(df.columns), n=1)
-        extra = f"; did you mean {hint[0]!r}?" if hint else ""
-        cols = ", ".join(map(repr, list(df.columns)[:20]))
-        raise CLIError(f"column {name!r} is not in {path} (columns: {cols}){extra}")
+        names = list(df.columns)
+        hint = close_name(name, names)
+        extra = f"; did you mean {hint!r}?" if hint else ""
+        cols = ", ".join(map(repr, names[:20])) + (
+            f", ... ({len(names)} columns)" if len(names) > 20 else "")
+        raise CLIError(f"{what} {name!r} is not in {path}{extra} (its columns: {cols})")
     return df[name]
 
 
@@ -104,7 +120,7 @@ def feature_matrix(df, columns: list[str], path: str):
 
     pd = pandas_module()
     for name in columns:
-        col = column(df, name, path)
+        col = column(df, name, path, "feature column")
         if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)):
             raise CLIError(
                 f"column {name!r} in {path} is not numeric{non_numeric(col)}; encode it as "

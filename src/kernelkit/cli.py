@@ -419,7 +419,7 @@ def _table_data(args):
     df = read_table(args.data)
     ycol = None
     if args.target is not None:
-        ycol = _column(df, args.target, args.data)
+        ycol = _column(df, args.target, args.data, "target column")
         _check_missing(ycol, args.target, args.data)
     if args.features:
         features = [c.strip() for c in args.features.split(",") if c.strip()]
@@ -543,7 +543,7 @@ def cmd_evaluate(args) -> int:
     else:
         if args.target is None:
             raise CLIError(f"give the target column of {args.data} with --target")
-        ycol = _column(df, args.target, args.data)
+        ycol = _column(df, args.target, args.data, "target column")
         _check_missing(ycol, args.target, args.data)
         y = _target(ycol, args.target, args.data, kind)
     _check_labels(model, kind, y, args.target, args.data)
