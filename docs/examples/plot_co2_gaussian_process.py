@@ -5,8 +5,10 @@ A Gaussian process on the Mauna Loa CO2 record
 The weekly CO2 concentration at Mauna Loa (1958–2001), averaged per month, modelled by a
 Gaussian process whose kernel is a sum of a long-term trend, a seasonal (periodic times
 decaying) component, medium-term irregularities and white noise. The hyperparameters
-maximize the log marginal likelihood; the posterior mean and a two-standard-deviation
-band extrapolate ten years past the data. See :doc:`/guide/gaussian_process`.
+maximize the log marginal likelihood (L-BFGS-B from the kernel's starting values); the
+posterior mean and a two-standard-deviation band extrapolate ten years past the data. The
+quick documentation build (``make docs QUICK=1``) fits three-month means instead (176 points
+instead of 519), with the same optimization. See :doc:`/guide/gaussian_process`.
 """
 
 import os
@@ -21,7 +23,7 @@ from kernelkit.kernels import RBF, Constant, ExpSineSquared, RationalQuadratic, 
 QUICK = os.environ.get("KERNELKIT_DOCS_QUICK", "") not in ("", "0")
 
 X, y = load_co2(return_X_y=True)
-# monthly means (quick mode: every third month)
+# monthly means (quick mode: three-month means)
 step = 3 if QUICK else 1
 month = np.floor((X[:, 0] - X[0, 0]) * 12 / step).astype(int)
 counts = np.bincount(month)
@@ -36,9 +38,8 @@ kernel = (
     + Constant(0.02) * RBF(0.25)
     + White(0.02, noise_level_bounds=(1e-5, 1e1))
 )
-# quick mode keeps the starting hyperparameters (already near the optimum)
-optimizer = None if QUICK else "fmin_l_bfgs_b"
-gp = GaussianProcessRegressor(kernel, normalize_y=True, optimizer=optimizer)
+# the hyperparameters maximize the log marginal likelihood, in quick mode too (about 1 s)
+gp = GaussianProcessRegressor(kernel, normalize_y=True, optimizer="fmin_l_bfgs_b")
 gp.fit(Xm, ym)
 print(f"{len(ym)} months, log marginal likelihood {gp.log_marginal_likelihood_value_:.1f}")
 print("kernel:", gp.kernel_)
