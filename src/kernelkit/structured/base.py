@@ -25,7 +25,7 @@ and inference only ever sees the matrix ``G`` and the vector ``w`` (a :class:`Sc
 
 To write an oracle for your own output space, subclass :class:`Oracle` and implement
 ``n_states``, ``encode_one``/``decode_one`` (output <-> state vector), ``loss`` (the task
-loss Delta(z_true, z) >= 0 with Delta(z, z) = 0) and ``argmax`` (loss-augmented when
+loss Delta(z_true, z) >= 0 with Delta(z, z) = 0; solvers call it through ``task_loss``) and ``argmax`` (loss-augmented when
 ``z_true`` is given); optionally ``label_kernel_matrix``, ``n_pairwise_features`` /
 ``pairwise_features`` and ``split_inputs`` (how an input is cut into parts). The batch
 methods have loop defaults; override them for speed.
@@ -142,6 +142,14 @@ class Oracle(BaseEstimator):
         """Task loss Delta(z_true, z) >= 0, zero when z = z_true."""
         raise NotImplementedError
 
+    def task_loss(self, z_true: np.ndarray, z: np.ndarray) -> float:
+        """The task loss the solvers call: :meth:`loss` unless an oracle names it otherwise.
+
+        An oracle whose constructor takes a ``loss`` parameter (``ChainOracle(loss=...)``)
+        overrides this method instead of :meth:`loss`.
+        """
+        return self.loss(z_true, z)
+
     def argmax(self, x, scores: Scores, y_true: np.ndarray | None = None) -> np.ndarray:
         """argmax_z f(x, z), or argmax_z Delta(y_true, z) + f(x, z) when ``y_true`` is given.
 
@@ -183,7 +191,7 @@ class Oracle(BaseEstimator):
 
     def loss_batch(self, Z_true, Z, offsets) -> np.ndarray:
         """Task loss per example."""
-        return np.array([self.loss(Z_true[a:b], Z[a:b])
+        return np.array([self.task_loss(Z_true[a:b], Z[a:b])
                          for a, b in zip(offsets[:-1], offsets[1:])], dtype=np.float64)
 
     def pairwise_batch(self, Z, offsets) -> np.ndarray:
@@ -230,8 +238,10 @@ def check_oracle(oracle, *, need_loss: bool) -> None:
             "kernelkit.structured.Oracle."
         )
     if need_loss:
+        own = getattr(type(oracle), "task_loss", Oracle.task_loss) is not Oracle.task_loss
         loss = getattr(type(oracle), "loss", None)
-        if loss is None or loss is Oracle.loss or not callable(getattr(oracle, "loss", None)):
+        if not own and (loss is None or loss is Oracle.loss
+                        or not callable(getattr(oracle, "loss", None))):
             raise ValueError(
                 f"{type(oracle).__name__} has no task loss: implement loss(z_true, z) "
                 "(Delta >= 0, zero at z_true); the structured SVM needs it for its margins."

@@ -9,8 +9,8 @@ duality gap and the exact line search are
 
 then w_i <- w_i + gamma (w_s - w_i), ell_i <- ell_i + gamma (ell_s - ell_i). After every
 pass the exact duality gap P - D (one inference per example) is computed; the solver stops
-when it is <= tol * min(1, P) (at most tol, and at most tol relative to P). After 50 passes
-the steps become pairwise (mass moves from the worst active output of the block to y*),
+when it is <= tol * P (a relative duality gap: the objective is within a fraction tol of
+its optimum, whatever the scale of C and n). After 50 passes the steps become pairwise (mass moves from the worst active output of the block to y*),
 which removes the zig-zag of plain FW near the optimum (see :func:`solve_bcfw`).
 """
 
@@ -20,6 +20,7 @@ import numpy as np
 
 from .._progress import progress_bar
 from .._result import Result
+from ._chain_bcfw import ChainBlocks, chain_fast_path
 from ._dual import DualState
 
 __all__ = ["solve_bcfw"]
@@ -38,7 +39,7 @@ def _block_step(st: DualState, i: int) -> float:
     new = None
     if (z != z_true).any():
         dU1, dt1 = st.psi(i, z)
-        loss = float(st.oracle.loss(z_true, z))
+        loss = float(st.oracle.task_loss(z_true, z))
         if loss - st.inner_w(sc.unary, dU1, dt1) > 0.0:  # H_i(y*) > 0: a violated output
             new = z
             dU_s, dt_s, ell_s = C * dU1, C * dt1, C * loss
@@ -80,7 +81,7 @@ def _pairwise_step(st: DualState, i: int) -> float:
         if z is None or np.array_equal(z, z_true):
             return 0.0, zero[0], zero[1], 0.0
         dU, dt = st.psi(i, z)
-        loss = float(st.oracle.loss(z_true, z))
+        loss = float(st.oracle.task_loss(z_true, z))
         return loss - st.inner_w(sc.unary, dU, dt), dU, dt, loss
 
     z = st.oracle.argmax(st.parts[a:b], sc, z_true)  # loss-augmented inference
@@ -115,19 +116,43 @@ def _pairwise_step(st: DualState, i: int) -> float:
 
 
 def _average(avg: list | None, cur: list, rho: float) -> list:
-    """(1 - rho) avg + rho cur for every array of a DualState state (ragged alphas padded)."""
+    """(1 - rho) avg + rho cur for every array of a state (alphas that grew padded by 0)."""
     if avg is None:
         return cur
     out = [(1.0 - rho) * a + rho * c for a, c in zip(avg[:5], cur[:5])]
+    pairs = [(avg[5], cur[5])] if isinstance(cur[5], np.ndarray) else zip(avg[5], cur[5])
     alphas = []
-    for a, c in zip(avg[5], cur[5]):
+    for a, c in pairs:
         a = np.concatenate([a, np.zeros(len(c) - len(a))])
         alphas.append((1.0 - rho) * a + rho * c)
-    return out + [alphas]
+    return out + [alphas[0] if isinstance(cur[5], np.ndarray) else alphas]
+
+
+class _PythonBlocks:
+    """Block steps one Python call per example (any oracle, any kernel mode)."""
+
+    averaging = True  # plain FW steps with iterate averaging for _PAIRWISE_AFTER passes
+
+    def __init__(self, st: DualState):
+        self.st = st
+        self.get_state, self.set_state = st.get_state, st.set_state
+        self.objectives = st.objectives
+
+    def run_pass(self, order: np.ndarray, pairwise: bool) -> None:
+        step = _pairwise_step if pairwise else _block_step
+        for i in order:
+            step(self.st, int(i))
+
+    def finish(self) -> None:
+        pass
 
 
 def solve_bcfw(st: DualState, *, max_iter: int, tol: float, rng, verbose=0) -> Result:
-    """Run BCFW passes on ``st`` until the duality gap is <= tol * min(1, primal).
+    """Run BCFW passes on ``st`` until the duality gap is <= tol * primal.
+
+    For a :class:`~kernelkit.structured.ChainOracle` with explicit or cached scores every
+    pass is one numba call (:class:`~kernelkit.structured._chain_bcfw.ChainBlocks`) and every
+    block visit takes pairwise steps from the first pass, with no averaging. Otherwise:
 
     For the first ``_PAIRWISE_AFTER`` passes the iterate after pass k enters a weighted
     average with weight rho_k = 2 / (k + 2) (Lacoste-Julien et al.'s averaging, per pass);
@@ -140,34 +165,34 @@ def solve_bcfw(st: DualState, *, max_iter: int, tol: float, rng, verbose=0) -> R
     primal and dual objectives.
     """
     n = len(st.offsets) - 1
+    blocks = ChainBlocks(st) if chain_fast_path(st) else _PythonBlocks(st)
     history, converged = [], False
     avg = current = best = None
     best_pd = (np.nan, np.nan)
     with progress_bar(verbose, total=max_iter, desc="StructuredSVM (bcfw)") as bar:
         for k in range(max_iter):
-            if k < _PAIRWISE_AFTER:
+            if blocks.averaging and k < _PAIRWISE_AFTER:
                 if current is not None:
-                    st.set_state(current)
-                for i in rng.permutation(n):
-                    _block_step(st, int(i))
-                current = st.get_state()
+                    blocks.set_state(current)
+                blocks.run_pass(rng.permutation(n), False)
+                current = blocks.get_state()
                 avg = _average(avg, current, 2.0 / (k + 2))
-                st.set_state(avg)  # evaluate the average
-                avg = candidate = st.get_state()
+                blocks.set_state(avg)  # evaluate the average
+                avg = candidate = blocks.get_state()
             else:  # st holds the latest iterate (at the switch: the average) and no copy
-                for i in rng.permutation(n):
-                    _pairwise_step(st, int(i))
-                current = candidate = st.get_state()
-            primal, dual = st.objectives()
+                blocks.run_pass(rng.permutation(n), True)
+                current = candidate = blocks.get_state()
+            primal, dual = blocks.objectives()
             if best is None or primal - dual < history[-1]:
                 best, best_pd = candidate, (primal, dual)  # the best certified iterate so far
             history.append(best_pd[0] - best_pd[1])
             bar.update()
             bar.set_postfix_str(f"gap {history[-1]:.3g}")
-            if history[-1] <= tol * min(1.0, max(best_pd[0], np.finfo(float).tiny)):
+            if history[-1] <= tol * max(best_pd[0], np.finfo(float).tiny):
                 converged = True
                 break
-    st.set_state(best)
+    blocks.set_state(best)
+    blocks.finish()
     primal, dual = best_pd
     return Result(coef=st.ell, n_iter=len(history), converged=converged, history=history,
                   info=dict(primal=primal, dual=dual, gap=history[-1]))

@@ -12,7 +12,7 @@ working set,
 is then solved to a relative gap well below ``tol`` by block coordinate ascent in numba
 (per example, SMO pair steps with exact step length, gradient g = Delta - Q alpha kept for
 all pairs). The Gram Q of the working set must fit in ``cache_size``; for large problems use
-BCFW, which needs no Q. The loop stops when the exact duality gap P - D <= tol * min(1, P).
+BCFW, which needs no Q. The loop stops when the exact duality gap P - D <= tol * P.
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ class _WorkingSet:
         self.Q[: m + 1, m] = row
         self.owner = np.append(self.owner, i)
         self.rows, self.states, self.ptr, self.dtau = rows, states, ptr, dtaus
-        self.loss = np.append(self.loss, float(st.oracle.loss(st.Z[a:b], z)))
+        self.loss = np.append(self.loss, float(st.oracle.task_loss(st.Z[a:b], z)))
         self.alpha = np.append(self.alpha, 0.0)
 
 
@@ -171,7 +171,7 @@ def _set_w(st: DualState, ws: _WorkingSet) -> None:
 
 def solve_cutting_plane(st: DualState, *, max_iter: int, tol: float, rng, verbose=0,
                         mem_limit: float = 2.0**30) -> Result:
-    """Cutting-plane iterations on ``st`` until the duality gap is <= tol * min(1, primal).
+    """Cutting-plane iterations on ``st`` until the duality gap is <= tol * primal.
 
     ``history`` holds the exact duality gap after each iteration (one working-set solve).
     """
@@ -199,7 +199,7 @@ def solve_cutting_plane(st: DualState, *, max_iter: int, tol: float, rng, verbos
             order = np.argsort(ws.owner, kind="stable").astype(np.int64)
             ptr = np.searchsorted(ws.owner[order], np.arange(n + 1)).astype(np.int64)
             g = ws.loss - ws.Q[:m, :m] @ ws.alpha
-            eps_gap = max(0.1 * tol * min(1.0, primal), 1e-13 * max(1.0, primal))
+            eps_gap = max(0.1 * tol * primal, 1e-13 * max(1.0, primal))
             _solve_working_set(ws.Q, g, ws.alpha, ptr, order, st.C, eps_gap, 1000)
             _set_w(st, ws)
             G, Zs, H = st.inference()
@@ -207,7 +207,7 @@ def solve_cutting_plane(st: DualState, *, max_iter: int, tol: float, rng, verbos
             history.append(primal - dual)
             bar.update()
             bar.set_postfix_str(f"gap {history[-1]:.3g}, active {m}")
-            if history[-1] <= tol * min(1.0, max(primal, np.finfo(float).tiny)):
+            if history[-1] <= tol * max(primal, np.finfo(float).tiny):
                 converged = True
                 break
             if not added:  # nothing new to add: more iterations would not change w

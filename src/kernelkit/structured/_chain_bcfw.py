@@ -1,0 +1,438 @@
+"""BCFW block steps on chains, one numba call per pass over the training sequences.
+
+The same Frank-Wolfe and pairwise steps as :func:`kernelkit.structured.bcfw._block_step` and
+:func:`~kernelkit.structured.bcfw._pairwise_step` (same order, same line searches), for a
+:class:`~kernelkit.structured.ChainOracle` whose unary scores are held either as primal
+weights (linear kernel or a FeatureMap: W = Phi^T U, so a block's scores are Phi[rows] W,
+O(T d S)) or as the scores A = K U of every training part with K cached (a change dU of a
+block's coefficients updates A^T[s] += K[rows] dU[:, s] on the states it touches: O(N) per
+changed (position, state)). Per block i, with G the block's unary scores and
+f(z) = sum_t G[t, z_t] + sum_t W_tau[z_t, z_t+1]:
+
+    z*  = argmax_z Delta(y_i, z) + f(z)                     (loss-augmented Viterbi)
+    H_i(z) = Delta(y_i, z) + f(z) - f(y_i)                  (violation of output z)
+    psi_i(z) = (E(y_i) - E(z), tau(y_i) - tau(z))           (rows of U, bigram counts)
+    <w, d> = sum_t,s G[t, s] dU[t, s] + w_tau . dtau,       ||d||^2 = tr(dU^T K_ii dU) + |dtau|^2
+
+The working set (outputs with their alpha) lives in flat arrays with one linked list per
+example, so that the pass can add outputs without leaving numba.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .viterbi import _viterbi_into
+
+__all__ = ["ChainBlocks", "chain_fast_path"]
+
+# pairwise steps per block visit at most (the first toward the Viterbi output)
+_MAX_STEPS = 10
+
+
+class _Scores(NamedTuple):
+    """Where the unary scores of the training parts come from (one of two modes)."""
+
+    explicit: bool
+    Phi: np.ndarray  # (N, d) explicit features (explicit mode)
+    W: np.ndarray  # (d, S) = Phi^T U (explicit mode)
+    K: np.ndarray  # (N, N) cached input kernel (kernel mode)
+    AT: np.ndarray  # (S, N) = (K U)^T (kernel mode)
+
+
+class _Blocks(NamedTuple):
+    """The dual state of the chain SVM and its working set (see DualState)."""
+
+    offsets: np.ndarray  # (n + 1,) parts of example i: offsets[i]:offsets[i+1]
+    Z: np.ndarray  # (N,) true states
+    C: float
+    normalize: bool  # Hamming loss divided by T
+    U: np.ndarray  # (N, S) unary coefficients, w_i's rows
+    w_tau: np.ndarray  # (S * S,) transition weights = sum_i tau_blk[i]
+    tau_blk: np.ndarray  # (n, S * S) w_i's transition part
+    tau_true: np.ndarray  # (n, S * S) tau(y_i)
+    ell: np.ndarray  # (n,) ell_i = sum_y alpha_iy Delta(y_i, y)
+    head: np.ndarray  # (n,) first pair of example i (-1: none)
+    nxt: np.ndarray  # (cap,) next pair of the same example
+    owner: np.ndarray  # (cap,) example of the pair
+    start: np.ndarray  # (cap,) where the pair's states begin in `states`
+    alpha: np.ndarray  # (cap,) dual coefficient of the pair
+    states: np.ndarray  # concatenated output states of the pairs
+    count: np.ndarray  # [pairs, states used]
+
+
+@njit(cache=True)
+def _scores(sc, a, b, G):
+    """G[:T] = unary scores of parts a..b-1."""
+    T = b - a
+    if sc.explicit:
+        d, S = sc.W.shape
+        for t in range(T):
+            for s in range(S):
+                G[t, s] = 0.0
+            for k in range(d):
+                x = sc.Phi[a + t, k]
+                if x != 0.0:
+                    for s in range(S):
+                        G[t, s] += x * sc.W[k, s]
+    else:
+        S = sc.AT.shape[0]
+        for t in range(T):
+            for s in range(S):
+                G[t, s] = sc.AT[s, a + t]
+
+
+@njit(cache=True)
+def _gram(sc, a, b, Kii):
+    """Kii[:T, :T] = K[rows, rows], the input kernel among the block's parts."""
+    T = b - a
+    for t in range(T):
+        for u in range(t + 1):
+            if sc.explicit:
+                k = 0.0
+                for j in range(sc.Phi.shape[1]):
+                    k += sc.Phi[a + t, j] * sc.Phi[a + u, j]
+            else:
+                k = sc.K[a + t, a + u]
+            Kii[t, u] = k
+            Kii[u, t] = k
+
+
+@njit(cache=True)
+def _sq_norm(Kii, dU, dtau, T):
+    """||d||^2 = sum_{t,u} K_ii[t, u] <dU_t, dU_u> + ||dtau||^2."""
+    S = dU.shape[1]
+    out = 0.0
+    for t in range(T):
+        for u in range(T):
+            if Kii[t, u] != 0.0:
+                p = 0.0
+                for s in range(S):
+                    p += dU[t, s] * dU[u, s]
+                out += Kii[t, u] * p
+    for j in range(len(dtau)):
+        out += dtau[j] * dtau[j]
+    return out
+
+
+@njit(cache=True)
+def _move_scores(sc, a, b, dU):
+    """The scores of a change dU of U[rows]: W += Phi[rows]^T dU, or A^T += dU^T K[rows]."""
+    S = dU.shape[1]
+    for t in range(b - a):
+        for s in range(S):
+            c = dU[t, s]
+            if c == 0.0:
+                continue
+            if sc.explicit:
+                for k in range(sc.Phi.shape[1]):
+                    sc.W[k, s] += c * sc.Phi[a + t, k]
+            else:
+                row = sc.K[a + t]
+                AT = sc.AT[s]
+                for j in range(len(AT)):
+                    AT[j] += c * row[j]
+
+
+@njit(cache=True)
+def _chain_score(G, Wt, z, T):
+    """f(z) = sum_t G[t, z_t] + sum_t Wt[z_t, z_t+1]."""
+    f = G[0, z[0]]
+    for t in range(1, T):
+        f += G[t, z[t]] + Wt[z[t - 1], z[t]]
+    return f
+
+
+@njit(cache=True)
+def _add_bigrams(tau, z, T, S, c):
+    """tau += c tau(z) (bigram counts)."""
+    for t in range(T - 1):
+        tau[z[t] * S + z[t + 1]] += c
+
+
+@njit(cache=True)
+def _violation(G, Wt, zt, z, T, normalize):
+    """(H_i(z), Delta(y_i, z), number of wrong positions)."""
+    wrong = 0
+    for t in range(T):
+        if z[t] != zt[t]:
+            wrong += 1
+    if wrong == 0:
+        return 0.0, 0.0, 0
+    loss = wrong / T if normalize else float(wrong)  # Hamming, (1/T) sum_t or sum_t
+    return loss + _chain_score(G, Wt, z, T) - _chain_score(G, Wt, zt, T), loss, wrong
+
+
+@njit(cache=True)
+def _find_or_add(bl, i, z, T):
+    """Index of the pair (i, z), appended to example i's list when new."""
+    p = bl.head[i]
+    last = -1
+    while p >= 0:
+        s0 = bl.start[p]
+        same = True
+        for t in range(T):
+            if bl.states[s0 + t] != z[t]:
+                same = False
+                break
+        if same:
+            return p
+        last = p
+        p = bl.nxt[p]
+    m, ms = bl.count[0], bl.count[1]
+    bl.start[m] = ms
+    for t in range(T):
+        bl.states[ms + t] = z[t]
+    bl.alpha[m] = 0.0
+    bl.nxt[m] = -1
+    bl.owner[m] = i
+    if last < 0:
+        bl.head[i] = m
+    else:
+        bl.nxt[last] = m
+    bl.count[0] = m + 1
+    bl.count[1] = ms + T
+    return m
+
+
+@njit(cache=True)
+def _block_visit(sc, bl, i, G, Kii, z, dU, dU_sum, dtau, max_steps):
+    """Pairwise steps on block i: the first toward the loss-augmented argmax, then up to
+    ``max_steps - 1`` within the block's working set; returns the first step's gap.
+
+    A step moves mass gamma C from the corner v = argmin H over the outputs carrying mass
+    (y_i counts, with the mass left on it) to the corner s = argmax H (first the Viterbi
+    output z*, then the best of the working set): d = C (psi_i(s) - psi_i(v)), gap
+    g = C (H(s) - H(v)), gamma = clip(g / ||d||^2, 0, alpha_v / C) (exact line search).
+    Between steps only this block's scores change, by K_ii dU (O(T^2 S)); the other parts'
+    scores (W or A) are updated once, after the visit.
+    """
+    a, b = bl.offsets[i], bl.offsets[i + 1]
+    T, S = b - a, dU.shape[1]
+    Gi, zi, dUi, dUs = G[:T], z[:T], dU[:T], dU_sum[:T]
+    _scores(sc, a, b, Gi)
+    _gram(sc, a, b, Kii)
+    Wt = bl.w_tau.reshape((S, S))
+    zt = bl.Z[a:b]
+    C = bl.C
+    _viterbi_into(Gi, Wt, zt, True, bl.normalize, zi)  # loss-augmented inference
+    h, _, wrong = _violation(Gi, Wt, zt, zi, T, bl.normalize)
+    star = _find_or_add(bl, i, zi, T) if wrong > 0 and h > 0.0 else -1
+    for t in range(T):
+        for s in range(S):
+            dUs[t, s] = 0.0
+    first = 0.0
+    for step in range(max_steps):
+        # corners: -1 is y_i itself (H = 0); s = z* first, then argmax H on the working set
+        mass = 0.0
+        p = bl.head[i]
+        while p >= 0:
+            mass += bl.alpha[p]
+            p = bl.nxt[p]
+        mass_true = C - mass  # alpha on y_i
+        sv, h_s, l_s = -1, 0.0, 0.0
+        v, h_v, l_v = -2, np.inf, 0.0
+        if mass_true > 1e-12 * C:
+            v, h_v = -1, 0.0
+        p = bl.head[i]
+        while p >= 0:
+            zp = bl.states[bl.start[p]:bl.start[p] + T]
+            h, loss, _ = _violation(Gi, Wt, zt, zp, T, bl.normalize)
+            if (step == 0 and p == star) or (step > 0 and h > h_s):
+                sv, h_s, l_s = p, h, loss
+            if bl.alpha[p] > 0.0 and h < h_v:
+                v, h_v, l_v = p, h, loss
+            p = bl.nxt[p]
+        if step == 0 and star < 0:
+            sv, h_s, l_s = -1, 0.0, 0.0
+        gap = C * (h_s - h_v)
+        if v == -2 or sv == v or gap <= 0.0:
+            break
+        if step == 0:
+            first = gap
+        elif gap <= 0.1 * first:  # the block is solved well enough for this visit
+            break
+        zv = zt if v < 0 else bl.states[bl.start[v]:bl.start[v] + T]
+        zs = zt if sv < 0 else bl.states[bl.start[sv]:bl.start[sv] + T]
+        for t in range(T):  # d = C (psi_i(s) - psi_i(v)) = C (E(v) - E(s), tau(v) - tau(s))
+            for s in range(S):
+                dUi[t, s] = 0.0
+        for j in range(S * S):
+            dtau[j] = 0.0
+        for t in range(T):
+            dUi[t, zv[t]] += C
+            dUi[t, zs[t]] -= C
+        _add_bigrams(dtau, zv, T, S, C)
+        _add_bigrams(dtau, zs, T, S, -C)
+        q = _sq_norm(Kii, dUi, dtau, T)
+        room = (mass_true if v < 0 else bl.alpha[v]) / C
+        gamma = room if q <= 0.0 else min(room, gap / q)  # exact line search, clipped
+        for t in range(T):
+            for s in range(S):
+                c = gamma * dUi[t, s]
+                bl.U[a + t, s] += c
+                dUs[t, s] += c
+        for t in range(T):  # this block's scores: G += K_ii (gamma dU)
+            for u in range(T):
+                k = gamma * Kii[t, u]
+                if k != 0.0:
+                    for s in range(S):
+                        Gi[t, s] += k * dUi[u, s]
+        for j in range(S * S):
+            bl.tau_blk[i, j] += gamma * dtau[j]
+            bl.w_tau[j] += gamma * dtau[j]
+        bl.ell[i] += gamma * C * (l_s - l_v)
+        if v >= 0:
+            bl.alpha[v] = 0.0 if gamma >= room else bl.alpha[v] - gamma * C
+        if sv >= 0:
+            bl.alpha[sv] += gamma * C
+    _move_scores(sc, a, b, dUs)
+    return first
+
+
+@njit(cache=True)
+def _run_pass(sc, bl, order, max_T, max_steps):
+    """One visit per block in the given order; returns the sum of the first-step gaps."""
+    S = bl.U.shape[1]
+    G = np.empty((max_T, S))
+    Kii = np.empty((max_T, max_T))
+    z = np.empty(max_T, dtype=np.int64)
+    dU = np.empty((max_T, S))
+    dU_sum = np.empty((max_T, S))
+    dtau = np.empty(S * S)
+    total = 0.0
+    for i in order:
+        total += _block_visit(sc, bl, i, G, Kii, z, dU, dU_sum, dtau, max_steps)
+    return total
+
+
+@njit(cache=True)
+def _hinge_sum(G, Wt, offsets, Z, normalize):
+    """sum_i H_i, H_i = max_z Delta(y_i, z) + f(x_i, z) - f(x_i, y_i) (one Viterbi each)."""
+    z = np.empty(len(Z), dtype=np.int64)
+    total = 0.0
+    for i in range(len(offsets) - 1):
+        a, b = offsets[i], offsets[i + 1]
+        _viterbi_into(G[a:b], Wt, Z[a:b], True, normalize, z[a:b])
+        h, _, _ = _violation(G[a:b], Wt, Z[a:b], z[a:b], b - a, normalize)
+        total += max(h, 0.0)
+    return total
+
+
+def chain_fast_path(st) -> bool:
+    """Whether the numba pass applies: a ChainOracle, explicit or cached scores, L = I."""
+    from .oracles import ChainOracle
+
+    return (type(st.oracle) is ChainOracle and st.L_is_eye
+            and st.field.mode in ("explicit", "cached"))
+
+
+class ChainBlocks:
+    """BCFW's block steps for a chain, a whole pass per numba call.
+
+    Shares its arrays with the :class:`~kernelkit.structured._dual.DualState` (U and its
+    scores, w_tau, tau_blk, ell), so the state's objectives and export read them; the
+    working set is kept here in flat arrays and copied into the state by :meth:`finish`.
+    """
+
+    def __init__(self, st):
+        self.st = st
+        n, N = len(st.offsets) - 1, len(st.Z)
+        self.n, self.N = n, N
+        self.head = np.full(n, -1, dtype=np.int64)
+        cap = 2 * n + 16
+        self.nxt = np.full(cap, -1, dtype=np.int64)
+        self.owner = np.zeros(cap, dtype=np.int64)
+        self.start = np.zeros(cap, dtype=np.int64)
+        self.alpha = np.zeros(cap)
+        self.states = np.zeros(2 * N + 16, dtype=np.int64)
+        self.count = np.zeros(2, dtype=np.int64)
+        self.max_T = int(np.diff(st.offsets).max())
+        self.normalize = bool(st.oracle._normalized())
+        self.offsets = np.ascontiguousarray(st.offsets, dtype=np.int64)
+        self.Z = np.ascontiguousarray(st.Z, dtype=np.int64)
+
+    def _reserve(self) -> None:
+        """Room for one new pair per example and its states (a pass adds at most that)."""
+        m, ms = int(self.count[0]), int(self.count[1])
+        if m + self.n > len(self.alpha):
+            cap = 2 * (m + self.n)
+            for name in ("nxt", "owner", "start", "alpha"):
+                old = getattr(self, name)
+                new = np.full(cap, -1, old.dtype) if name == "nxt" else np.zeros(cap, old.dtype)
+                new[:m] = old[:m]
+                setattr(self, name, new)
+        if ms + self.N > len(self.states):
+            new = np.zeros(2 * (ms + self.N), dtype=np.int64)
+            new[:ms] = self.states[:ms]
+            self.states = new
+
+    def _tuples(self) -> tuple[_Scores, _Blocks]:
+        st, f = self.st, self.st.field
+        none = np.zeros((1, 1))
+        if f.mode == "explicit":
+            sc = _Scores(True, f.Phi, f.W, none, none)
+        else:
+            f.flush()
+            sc = _Scores(False, none.astype(f.dtype), none, f.K, f.AT)
+        bl = _Blocks(self.offsets, self.Z, st.C, self.normalize, f.U, st.w_tau, st.tau_blk,
+                     st.tau_true, st.ell, self.head, self.nxt, self.owner, self.start,
+                     self.alpha, self.states, self.count)
+        return sc, bl
+
+    #: no iterate averaging: every pass takes pairwise steps (linear convergence)
+    averaging = False
+
+    def run_pass(self, order: np.ndarray, pairwise: bool = True) -> None:
+        """One visit (pairwise steps, :func:`_block_visit`) per example in ``order``."""
+        self._reserve()
+        sc, bl = self._tuples()
+        _run_pass(sc, bl, np.asarray(order, dtype=np.int64), self.max_T, _MAX_STEPS)
+
+    def objectives(self) -> tuple[float, float]:
+        """(primal, dual) at the current w, as DualState.objectives (one numba call)."""
+        st, f = self.st, self.st.field
+        if f.mode == "explicit":
+            G, wsq = f.Phi @ f.W, float(np.sum(f.W * f.W))  # ||w_unary||^2 = ||W||^2
+        else:
+            f.flush()
+            G = np.ascontiguousarray(f.AT.T, dtype=np.float64)
+            wsq = float(np.sum(f.U * G))  # tr(U^T K U)
+        wsq += float(st.w_tau @ st.w_tau)
+        S = f.U.shape[1]
+        H = _hinge_sum(G, np.ascontiguousarray(st.w_tau.reshape(S, S)), self.offsets, self.Z,
+                       self.normalize)
+        return 0.5 * wsq + st.C * H, float(st.ell.sum()) - 0.5 * wsq
+
+    def get_state(self) -> list:
+        """Copies of everything that defines (alpha, w): for iterate averaging."""
+        st = self.st
+        return st.field.get_state() + [st.w_tau.copy(), st.tau_blk.copy(), st.ell.copy(),
+                                       self.alpha[:self.count[0]].copy()]
+
+    def set_state(self, state: list) -> None:
+        """Adopt the arrays of :meth:`get_state` (alphas are copied into the pair table)."""
+        st = self.st
+        st.field.set_state(state[:2])
+        st.w_tau, st.tau_blk, st.ell = state[2], state[3], state[4]
+        a = state[5]
+        self.alpha[:len(a)] = a
+        self.alpha[len(a):] = 0.0
+
+    def finish(self) -> None:
+        """Copy the working set into the state's per-example lists (for its export)."""
+        st, m = self.st, int(self.count[0])
+        owner = self.owner[:m]
+        lengths = np.diff(self.offsets)[owner]
+        st.ws_z = [[] for _ in range(self.n)]
+        st.ws_alpha = [np.zeros(0) for _ in range(self.n)]
+        order = np.argsort(owner, kind="stable")
+        bounds = np.searchsorted(owner[order], np.arange(self.n + 1))
+        for i in np.flatnonzero(np.diff(bounds)):
+            pairs = order[bounds[i]:bounds[i + 1]]
+            st.ws_alpha[i] = self.alpha[pairs].copy()
+            st.ws_z[i] = [self.states[s:s + t].copy()
+                          for s, t in zip(self.start[pairs], lengths[pairs])]
