@@ -196,7 +196,7 @@ def test_chain_oracle_loss_augmented_argmax_is_the_enumerated_one(loss):
     for T in [1, 2, 4, 5]:
         G, W = rng.normal(size=(T, S)), rng.normal(size=(S, S))
         y = rng.integers(0, S, size=T)
-        val = lambda z: chain_score(G, W, z) + o.task_loss(y, z)
+        val = lambda z, G=G, W=W, y=y: chain_score(G, W, z) + o.task_loss(y, z)
         best = max(val(z) for z in all_sequences(T, S))
         z = o.argmax(None, (G, W.ravel()), y)
         assert val(z) == pytest.approx(best, abs=1e-12)

@@ -25,9 +25,10 @@ and inference only ever sees the matrix ``G`` and the vector ``w`` (a :class:`Sc
 
 To write an oracle for your own output space, subclass :class:`Oracle` and implement
 ``n_states``, ``encode_one``/``decode_one`` (output <-> state vector), ``loss`` (the task
-loss Delta(z_true, z) >= 0 with Delta(z, z) = 0; solvers call it through ``task_loss``) and ``argmax`` (loss-augmented when
-``z_true`` is given); optionally ``label_kernel_matrix``, ``n_pairwise_features`` /
-``pairwise_features`` and ``split_inputs`` (how an input is cut into parts). The batch
+loss Delta(z_true, z) >= 0 with Delta(z, z) = 0; solvers call it through ``task_loss``)
+and ``argmax`` (loss-augmented when ``z_true`` is given); optionally
+``label_kernel_matrix``, ``n_pairwise_features`` / ``pairwise_features`` and
+``split_inputs`` (how an input is cut into parts). The batch
 methods have loop defaults; override them for speed.
 """
 

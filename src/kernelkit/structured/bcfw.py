@@ -10,7 +10,8 @@ duality gap and the exact line search are
 then w_i <- w_i + gamma (w_s - w_i), ell_i <- ell_i + gamma (ell_s - ell_i). After every
 pass the exact duality gap P - D (one inference per example) is computed; the solver stops
 when it is <= tol * P (a relative duality gap: the objective is within a fraction tol of
-its optimum, whatever the scale of C and n). After 50 passes the steps become pairwise (mass moves from the worst active output of the block to y*),
+its optimum, whatever the scale of C and n). After 50 passes the steps become pairwise
+(mass moves from the worst active output of the block to y*),
 which removes the zig-zag of plain FW near the optimum (see :func:`solve_bcfw`).
 """
 
