@@ -1,7 +1,11 @@
 """The kernel algebra: ``k1 + k2`` (:class:`Sum`), ``k1 * k2`` (:class:`Product`),
 ``c * k`` (:class:`Scale`), and :class:`Constant`, the number inside the algebra.
 
-The composites hold their parts and take values, diagonals and gradients from them.
+A composite takes its values, diagonal and fast paths from its parts, and its gradient
+contractions (``gradient``, ``gradient_dot``, ``cross_gradient_dot``, ``diag_gradient_dot``,
+``input_gradient_dot``) from one rule, :meth:`_Composite._contract`, written once for the
+five kinds of :mod:`._contractions`: the sum rule (:class:`Sum`), the product rule
+(:class:`Product`) and the scale rule (:class:`Scale`, and a product with a constant factor).
 """
 
 from __future__ import annotations
@@ -9,11 +13,86 @@ from __future__ import annotations
 import numpy as np
 
 from .._scratch import scratch_empty
-from ._fast_paths import times_constant
+from ._contractions import CROSS, DIAG, GRADIENT, INPUT, SQUARE, Contraction
 from ._params import _as_float_array, _n_rows
 from .kernel import ALGEBRA, Kernel, _float_dtype
 
 __all__ = ["Sum", "Product", "Scale", "Constant"]
+
+
+class _Composite(Kernel):
+    """A kernel made of kernels: each gradient contraction is its rule, :meth:`_contract`,
+    applied to the contraction's kind (see :mod:`kernelkit.kernels._contractions`)."""
+
+    def _contract(self, kind: Contraction, X, Y, W, K=None, parts=None):  # pragma: no cover
+        """``L_W(dK)`` from the parts' contractions (``K``: this kernel's value, if known;
+        ``parts``: what :meth:`matrix_parts` recorded)."""
+        raise NotImplementedError
+
+    def _contract_free(self, kind: Contraction, X, Y, W, K=None, parts=None):
+        if kind.over_theta and not self.n_dims:
+            return kind.empty()
+        return self._contract(kind, X, Y, W, K, parts)
+
+    def gradient(self, X, K=None):
+        return self._contract_free(GRADIENT, X, None, None, K)
+
+    def gradient_dot(self, X, W, K=None, parts=None):
+        return self._contract_free(SQUARE, X, None, W, K, parts)
+
+    def cross_gradient_dot(self, X, Y, W, K=None):
+        return self._contract_free(CROSS, X, Y, W, K)
+
+    def diag_gradient_dot(self, X, w):
+        return self._contract_free(DIAG, X, None, np.asarray(w, dtype=float))
+
+    def input_gradient_dot(self, X, Y, W, K=None):
+        return self._contract_free(INPUT, X, Y, W, K)
+
+
+def _sum_rule(kind: Contraction, k1, k2, X, Y, W, parts):
+    # L_W(d(k1 + k2)) = [L_W(dk1), L_W(dk2)]: each part contracts W itself
+    return kind.join(kind.part(k1, X, Y, W, None, parts), kind.part(k2, X, Y, W, None, parts))
+
+
+def _product_rule(kind: Contraction, k1, k2, K1, K2, X, Y, W, parts):
+    # d(k1 k2) = dk1 k2 + k1 dk2 (elementwise), so L_W(d(k1 k2)) = [L_{W k2}(dk1),
+    # L_{W k1}(dk2)]: each factor contracts W weighed by the other's value
+    out, g = None, []
+    for k, Kk, Ko in ((k1, K1, K2), (k2, K2, K1)):
+        if kind.over_theta and not k.n_dims:
+            g.append(kind.empty())
+            continue
+        Wk, out = kind.weigh(W, Ko, out)
+        g.append(kind.of(k, X, Y, Wk, Kk, parts))
+    return kind.join(*g)
+
+
+def _scale_rule(kind: Contraction, c: float, free: bool, first: bool, k, X, Y, W, K, parts):
+    # d(c k) = dc k + c dk with dc/dlog c = c: [c L_W(k)] (when c is free), then
+    # c L_W(dk); ``first``: c's entry comes before k's
+    Kk, c = kind.inner(k, K, c)
+    if free and kind.over_theta:
+        s, g = kind.value_and(k, X, Y, W, Kk, parts)
+        own = kind.own(c, s)
+    else:
+        g, own = kind.part(k, X, Y, W, Kk, parts), kind.empty()
+    g = kind.scaled(c, g)
+    return kind.join(own, g) if first else kind.join(g, own)
+
+
+def times_constant(factors, c):
+    """The tile factors of ``c * k`` from those of ``k`` (None stays None)."""
+    if factors is None:
+        return None
+    A, B, pair, apply = factors
+    c = float(c)
+
+    def scaled(T):
+        apply(T)
+        T *= c
+
+    return A, B, pair, scaled
 
 
 def _constant_factor(k1: Kernel, k2: Kernel):
@@ -25,8 +104,7 @@ def _constant_factor(k1: Kernel, k2: Kernel):
     return None
 
 
-
-class _Binary(Kernel):
+class _Binary(_Composite):
     """Shared plumbing of Sum and Product: hyperparameters of both children, prefixed."""
 
     def __init__(self, k1: Kernel, k2: Kernel):
@@ -63,6 +141,9 @@ class Sum(_Binary):
     def _compute(self, X, Y):
         return self._add(X, Y, None)
 
+    def matrix_parts(self, X, parts):
+        return self._add(self._check_input(X), None, parts)
+
     def _add(self, X, Y, parts):
         # white noise is zero between different sets and diag(X) on one set: no n x n
         # matrix of its own either way
@@ -80,6 +161,9 @@ class Sum(_Binary):
             K += self.k2.matrix_parts(X, parts)
         return K
 
+    def diag(self, X):
+        return self.k1.diag(X) + self.k2.diag(X)
+
     def spectral_sample(self, n_features, size, random_state=None):
         # a sum's spectral measure is the sum of the parts': a mixture with weights v_i / v
         from sklearn.utils import check_random_state
@@ -91,37 +175,16 @@ class Sum(_Binary):
         W1, v1, e1 = self.k1.spectral_sample(n_features, n1, rng)
         W2, v2, e2 = self.k2.spectral_sample(n_features, size - n1, rng)
         return np.hstack([W1, W2]), v1 + v2, e1 + e2
-    def matrix_parts(self, X, parts):
-        return self._add(self._check_input(X), None, parts)
 
-    def diag(self, X):
-        return self.k1.diag(X) + self.k2.diag(X)
-
-    def gradient(self, X, K=None):
-        # d(K1 + K2)/dtheta = [dK1/dtheta1, dK2/dtheta2]
-        yield from self.k1.gradient(X)
-        yield from self.k2.gradient(X)
-
-    def gradient_dot(self, X, W, K=None, parts=None):
-        # sum W * d(K1 + K2)/dtheta = [sum W * dK1/dtheta1, sum W * dK2/dtheta2]
-        return np.concatenate([self.k1.gradient_dot(X, W, parts=parts),
-                               self.k2.gradient_dot(X, W, parts=parts)])
-
-    def cross_gradient_dot(self, X, Y, W, K=None):
-        # sum W * d(K1 + K2)(X, Y)/dtheta = [k1's contraction, k2's contraction]
-        return np.concatenate([self.k1.cross_gradient_dot(X, Y, W),
-                               self.k2.cross_gradient_dot(X, Y, W)])
-
-    def diag_gradient_dot(self, X, w):
-        return np.concatenate([self.k1.diag_gradient_dot(X, w), self.k2.diag_gradient_dot(X, w)])
-
-    def input_gradient_dot(self, X, Y, W, K=None):
-        # d(K1 + K2)/dy = dK1/dy + dK2/dy
-        return self.k1.input_gradient_dot(X, Y, W) + self.k2.input_gradient_dot(X, Y, W)
+    def _contract(self, kind, X, Y, W, K=None, parts=None):
+        return _sum_rule(kind, self.k1, self.k2, X, Y, W, parts)
 
 
 class Product(_Binary):
-    """``k1 * k2``: the (Schur) product of two PSD kernels is PSD."""
+    """``k1 * k2``: the (Schur) product of two PSD kernels is PSD.
+
+    A constant factor ``c`` scales the other (``c * k``: no matrix of c is formed).
+    """
 
     def __repr__(self):
         return f"{self.k1!r} * {self.k2!r}"
@@ -141,19 +204,6 @@ class Product(_Binary):
         K *= self.k2._compute(X, Y)
         return K
 
-    def spectral_sample(self, n_features, size, random_state=None):
-        # the spectral density of a product is the convolution of the factors': w = w1 + w2;
-        # (v1 c1 + e1 [x=y]) (v2 c2 + e2 [x=y]) = v1 v2 c1 c2 + (v1 e2 + e1 v2 + e1 e2) [x=y]
-        from sklearn.utils import check_random_state
-
-        rng = check_random_state(random_state)
-        W1, v1, e1 = self.k1.spectral_sample(n_features, size, rng)
-        W2, v2, e2 = self.k2.spectral_sample(n_features, size, rng)
-        return W1 + W2, v1 * v2, v1 * e2 + e1 * v2 + e1 * e2
-
-    def diag(self, X):
-        return self.k1.diag(X) * self.k2.diag(X)
-
     def matrix_parts(self, X, parts):
         X = self._check_input(X)
         pair = _constant_factor(self.k1, self.k2)
@@ -167,81 +217,27 @@ class Product(_Binary):
         parts[id(self)] = (K1, K2)
         return np.multiply(K1, K2, out=scratch_empty(K1.shape, np.result_type(K1, K2)))
 
-    def gradient(self, X, K=None):
-        # d(K1 K2) = dK1 * K2 + K1 * dK2 (elementwise)
-        # each factor's matrix is built once and reused by the factor's own gradient
-        need = self.k1.n_dims or self.k2.n_dims
-        K1 = self.k1._compute(self.k1._check_input(X), None) if need else None
-        K2 = self.k2._compute(self.k2._check_input(X), None) if need else None
-        for dK in self.k1.gradient(X, K1):
-            dK *= K2
-            yield dK
-        for dK in self.k2.gradient(X, K2):
-            dK *= K1
-            yield dK
+    def diag(self, X):
+        return self.k1.diag(X) * self.k2.diag(X)
 
-    def gradient_dot(self, X, W, K=None, parts=None):
-        if not self.n_dims:
-            return np.empty(0)
+    def spectral_sample(self, n_features, size, random_state=None):
+        # the spectral density of a product is the convolution of the factors': w = w1 + w2;
+        # (v1 c1 + e1 [x=y]) (v2 c2 + e2 [x=y]) = v1 v2 c1 c2 + (v1 e2 + e1 v2 + e1 e2) [x=y]
+        from sklearn.utils import check_random_state
+
+        rng = check_random_state(random_state)
+        W1, v1, e1 = self.k1.spectral_sample(n_features, size, rng)
+        W2, v2, e2 = self.k2.spectral_sample(n_features, size, rng)
+        return W1 + W2, v1 * v2, v1 * e2 + e1 * v2 + e1 * e2
+
+    def _contract(self, kind, X, Y, W, K=None, parts=None):
         pair = _constant_factor(self.k1, self.k2)
-        if pair is not None:
+        if pair is not None:  # c * k: the scale rule, c = exp(theta of the constant)
             const, other = pair
-            # d(c Ko)/dlog c = c Ko ;  d(c Ko)/dtheta_o = c dKo/dtheta_o
-            if const.n_dims:
-                s, go = other._value_and_gradient_dot(X, W, parts=parts)
-            else:
-                s, go = 0.0, other.gradient_dot(X, W, parts=parts)
-            gc = np.array([const.value * s] if const.n_dims else [])
-            go = const.value * go
-            return np.concatenate([gc, go] if const is self.k1 else [go, gc])
-        # sum W * (dK1 * K2) = sum (W * K2) * dK1, and likewise for k2
-        if parts is not None and id(self) in parts:
-            K1, K2 = parts[id(self)]
-        else:
-            K1 = self.k1._compute(self.k1._check_input(X), None)
-            K2 = self.k2._compute(self.k2._check_input(X), None)
-        WK = scratch_empty(W.shape, np.result_type(W, K1, K2))  # W * K2, then W * K1
-        g1, g2 = (k.gradient_dot(X, np.multiply(W, Ko, out=WK), Kk, parts=parts)
-                  if k.n_dims else np.empty(0)
-                  for k, Kk, Ko in ((self.k1, K1, K2), (self.k2, K2, K1)))
-        return np.concatenate([g1, g2])
-
-    def _factor_blocks(self, X, Y):
-        X1, X2 = self.k1._check_input(X), self.k2._check_input(X)
-        return (self.k1._compute(X1, self.k1._check_input(Y)),
-                self.k2._compute(X2, self.k2._check_input(Y)))
-
-    def cross_gradient_dot(self, X, Y, W, K=None):
-        if not self.n_dims:
-            return np.empty(0)
-        pair = _constant_factor(self.k1, self.k2)
-        if pair is not None:
-            const, other = pair
-            # d(c Ko)/dlog c = c Ko, d(c Ko)/dtheta_o = c dKo/dtheta_o; sums of W*Ko take W*K
-            direct = K is not None and getattr(other, "_contracts_through_product", False)
-            c, inner = (1.0, K) if direct else (const.value, None)
-            if not direct and K is not None and c > 0:
-                inner = np.divide(K, c, out=scratch_empty(K.shape))  # Ko = K / c reused
-            s, go = other._value_and_cross_gradient_dot(X, Y, W, inner)
-            gc = np.array([c * s] if const.n_dims else [])
-            return np.concatenate([gc, c * go] if const is self.k1 else [c * go, gc])
-        # sum W * (dK1 * K2) = sum (W * K2) * dK1, and likewise for k2
-        K1, K2 = self._factor_blocks(X, Y)
-        g1 = self.k1.cross_gradient_dot(X, Y, W * K2, K1) if self.k1.n_dims else np.empty(0)
-        g2 = self.k2.cross_gradient_dot(X, Y, W * K1, K2) if self.k2.n_dims else np.empty(0)
-        return np.concatenate([g1, g2])
-
-    def diag_gradient_dot(self, X, w):
-        # d(k1_ii k2_ii) = dk1_ii k2_ii + k1_ii dk2_ii
-        w = np.asarray(w, dtype=float)
-        return np.concatenate([self.k1.diag_gradient_dot(X, w * self.k2.diag(X)),
-                               self.k2.diag_gradient_dot(X, w * self.k1.diag(X))])
-
-    def input_gradient_dot(self, X, Y, W, K=None):
-        # d(K1 * K2)/dy = dK1/dy * K2 + K1 * dK2/dy
-        K1, K2 = self._factor_blocks(X, Y)
-        return (self.k1.input_gradient_dot(X, Y, W * K2, K1)
-                + self.k2.input_gradient_dot(X, Y, W * K1, K2))
+            return _scale_rule(kind, float(const.value), bool(const.n_dims),
+                               const is self.k1, other, X, Y, W, K, parts)
+        K1, K2 = kind.factors(self, X, Y, parts)
+        return _product_rule(kind, self.k1, self.k2, K1, K2, X, Y, W, parts)
 
 
 class Constant(Kernel):
@@ -310,7 +306,7 @@ class Constant(Kernel):
         return np.zeros(np.shape(Y), dtype=np.float64)
 
 
-class _Wrapper(Kernel):
+class _Wrapper(_Composite):
     """A kernel made from one inner kernel ``self.kernel`` (a scale or a power of it): the
     inner kernel decides what inputs are accepted and whether the result is stationary."""
 
@@ -369,6 +365,11 @@ class Scale(_Wrapper):
         K *= self.scale
         return K
 
+    def matrix_parts(self, X, parts):
+        K = self.kernel.matrix_parts(self._check_input(X), parts)
+        K *= self.scale
+        return K
+
     def spectral_sample(self, n_features, size, random_state=None):
         W, v, e = self.kernel.spectral_sample(n_features, size, random_state)
         return W, self.scale * v, self.scale * e
@@ -376,49 +377,10 @@ class Scale(_Wrapper):
     def diag(self, X):
         return self.scale * self.kernel.diag(self._check_input(X))
 
-    def gradient(self, X, K=None):
-        X = self._check_input(X)
-        # d(c K)/dlog c = c K ;  d(c K)/dtheta_k = c dK/dtheta_k
-        if K is None and self.n_dims:
-            K = self._compute(X, None)
-        if not self.hyperparameters[0].fixed:
-            yield K.copy()
-        # the inner kernel's matrix is K / c: reuse it instead of recomputing
-        inner = K / self.scale if K is not None and self.scale > 0 else None
-        for dK in self.kernel.gradient(X, inner):
-            dK *= self.scale
-            yield dK
-
-    def gradient_dot(self, X, W, K=None, parts=None):
-        if not self.n_dims:
-            return np.empty(0)
-        X = self._check_input(X)
-        inner = K / self.scale if K is not None and self.scale > 0 else None
-        # d(c Ki)/dlog c = c Ki ;  d(c Ki)/dtheta_k = c dKi/dtheta_k
-        s, rest = self.kernel._value_and_gradient_dot(X, W, inner)
-        own = [self.scale * s] if not self.hyperparameters[0].fixed else []
-        return np.concatenate([np.array(own), self.scale * rest])
-
-    def cross_gradient_dot(self, X, Y, W, K=None):
-        if not self.n_dims:
-            return np.empty(0)
-        inner = K / self.scale if K is not None and self.scale > 0 else None
-        # d(c Ki)/dlog c = c Ki ;  d(c Ki)/dtheta_k = c dKi/dtheta_k
-        s, rest = self.kernel._value_and_cross_gradient_dot(X, Y, W, inner)
-        own = [self.scale * s] if not self.hyperparameters[0].fixed else []
-        return np.concatenate([np.array(own), self.scale * rest])
-
-    def diag_gradient_dot(self, X, w):
-        if not self.n_dims:
-            return np.empty(0)
-        w = np.asarray(w, dtype=float)
-        own = ([self.scale * float(w @ self.kernel.diag(self._check_input(X)))]
-               if not self.hyperparameters[0].fixed else [])
-        return np.concatenate([np.array(own), self.scale * self.kernel.diag_gradient_dot(X, w)])
-
-    def input_gradient_dot(self, X, Y, W, K=None):
-        inner = K / self.scale if K is not None and self.scale > 0 else None
-        return self.scale * self.kernel.input_gradient_dot(X, Y, W, inner)
+    def _contract(self, kind, X, Y, W, K=None, parts=None):
+        free = not Kernel.hyperparameters.fget(self)[0].fixed
+        return _scale_rule(kind, float(self.scale), free, True, self.kernel,
+                           X, Y, W, K, parts)
 
 
 ALGEBRA.update(sum=Sum, product=Product, scale=Scale, constant=Constant)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from .base import Kernel
 from .composite import _Wrapper
-from .kernel import ALGEBRA, _frobenius
+from .kernel import ALGEBRA
 
 __all__ = ["Exponentiation"]
 
@@ -48,36 +46,12 @@ class Exponentiation(_Wrapper):
     def diag(self, X):
         return self.kernel.diag(self._check_input(X)) ** self.exponent
 
-    def _chain_factor(self, Ki):
-        # dK/dtheta = p K_i^(p-1) dK_i/dtheta (chain rule, elementwise)
+    def _contract(self, kind, X, Y, W, K=None, parts=None):
+        # chain rule: d k^p = p k^(p-1) dk (elementwise), so L_W(d k^p) = L_{W p k^(p-1)}(dk)
+        Ki = kind.factor(self.kernel, X, Y)
         F = Ki ** (self.exponent - 1.0)
         F *= self.exponent
-        return F
-
-    def gradient(self, X, K=None):
-        X = self._check_input(X)
-        if not self.n_dims:
-            return
-        Ki = self.kernel._compute(X, None)
-        F = self._chain_factor(Ki)
-        for dK in self.kernel.gradient(X, Ki):
-            dK *= F
-            yield dK
-
-    def gradient_dot(self, X, W, K=None, parts=None):
-        if not self.n_dims:
-            return np.empty(0)
-        X = self._check_input(X)
-        Ki = self.kernel._compute(X, None)
-        # sum W * (p K_i^(p-1) dK_i) = sum (W * p K_i^(p-1)) * dK_i
-        F = self._chain_factor(Ki)
-        F *= W
-        return self.kernel.gradient_dot(X, F, Ki)
-
-    def _value_and_gradient_dot(self, X, W, K=None, parts=None):
-        if K is None:
-            K = self._compute(self._check_input(X), None)
-        return _frobenius(W, K), self.gradient_dot(X, W)
+        return kind.part(self.kernel, X, Y, kind.weigh(W, F)[0], Ki)
 
 
 ALGEBRA["power"] = Exponentiation  # what k ** p builds (see Kernel.__pow__)

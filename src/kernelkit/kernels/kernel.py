@@ -21,8 +21,6 @@ import numpy as np
 from sklearn.base import clone
 
 from .._memory import require_memory
-from ._fast_paths import FastPaths
-from ._pair_gradients import PairContractions
 from ._params import Hyperparameter, Parametrized, _as_float_array, _n_rows, refuse_sparse
 
 __all__ = ["Kernel", "Hyperparameter", "ALGEBRA"]
@@ -32,7 +30,7 @@ __all__ = ["Kernel", "Hyperparameter", "ALGEBRA"]
 ALGEBRA: dict[str, type] = {}
 
 
-class Kernel(FastPaths, PairContractions, Parametrized):
+class Kernel(Parametrized):
     """Base class of kernelkit kernels.
 
     Subclasses implement ``_compute(X, Y)``, ``diag(X)`` and ``_gradient(X, K, name)``
@@ -111,6 +109,31 @@ class Kernel(FastPaths, PairContractions, Parametrized):
         """Whether ``k(x, y) = 0`` for distinct points and ``K(X, X) = diag(diag(X))``
         (white noise: a sum adds it to the diagonal instead of forming a matrix)."""
         return False
+
+    # -------------------------------- fast paths blockwise code may ask for (None: absent)
+    def exp_factors(self, X, Y=None) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(A, B)`` with ``K(X, Y) = exp(min(A B^T, 0))`` when this kernel is the
+        exponential of one matrix product (the RBF: its fast Gram path), else None. Lets
+        blockwise code form any tile of K with one GEMM and an in-place exp (row caches,
+        tiled Gram matrices) without knowing the kernel's type."""
+        return None
+
+    def tile_factors(self, X, Y=None):
+        """How a tile of ``K(X, Y)`` is formed from factor rows, or None.
+
+        Returns ``(A, B, pair, apply)`` for dense float rows (``Y=None``: X with itself): a
+        tile of rows I and columns J is ``pair(A[I], B[J], T)`` written into T (``pair``
+        None: the product ``A[I] B[J]^T``), then ``apply(T)`` in place, a serial map that
+        worker threads may run side by side. :mod:`kernelkit.linalg.fused` forms products
+        tile by tile from these without knowing the kernel's type; kernels without such a
+        form return None.
+        """
+        return None
+
+    def sparse_row_products(self, X):
+        """For sparse X, an object whose ``into(out, rows, slots)`` writes rows of K(X, X)
+        (Linear, RBF: ``SparseRowProducts``), else None: rows come from :meth:`block`."""
+        return None
 
     def _check_input(self, X):
         return _as_float_array(X)
@@ -229,7 +252,7 @@ class Kernel(FastPaths, PairContractions, Parametrized):
         k.theta = theta
         return k
 
-    # ----------------------------------------------------------------- gradient
+    # ------------------------------------------- gradient contractions (their defaults)
     def gradient(self, X, K: np.ndarray | None = None) -> Iterator[np.ndarray]:
         """Yield ``dK/dtheta_j`` (each ``(n, n)``) for ``j = 0 .. n_dims-1``.
 
@@ -311,6 +334,101 @@ class Kernel(FastPaths, PairContractions, Parametrized):
         if K is None:
             K = self._compute(self._check_input(X), None)
         return _frobenius(W, K), self.gradient_dot(X, W, K, parts=parts)
+
+    def cross_gradient_dot(self, X, Y, W: np.ndarray, K: np.ndarray | None = None
+                           ) -> np.ndarray:
+        """``g_j = sum_ik W_ik (dK(X, Y)/dtheta_j)_ik`` for a rectangular pair ``(X, Y)``.
+
+        The contraction behind the sparse-GP gradient (``dK_nM/dtheta``) without an
+        ``(n, m, p)`` tensor. Sums, products, scales, Constant, White and RBF have closed
+        forms; the fallback takes the off-diagonal block of the square gradient of the
+        stacked rows ``[X; Y]``, contracted with ``[[0, W/2], [W^T/2, 0]]``
+        (``O((n + m)^2)`` per call: pass row blocks).
+
+        Parameters
+        ----------
+        X : array of shape (n, d)
+        Y : array of shape (m, d)
+        W : ndarray of shape (n, m)
+        K : ndarray of shape (n, m), optional
+            This kernel's ``K(X, Y)``, if already computed.
+
+        Returns
+        -------
+        ndarray of shape (n_dims,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kernelkit.kernels import Matern
+        >>> X, Y = np.array([[0.0], [1.0]]), np.array([[0.5]])
+        >>> k = Matern(1.0, nu=2.5)
+        >>> g = k.cross_gradient_dot(X, Y, np.ones((2, 1)))
+        >>> h = 1e-6; kp = Matern(np.exp(h), nu=2.5); km = Matern(np.exp(-h), nu=2.5)
+        >>> bool(np.isclose(g[0], (kp(X, Y) - km(X, Y)).sum() / (2 * h)))
+        True
+        """
+        if not self.n_dims:
+            return np.empty(0)
+        X, Y = self._check_input(X), self._check_input(Y)
+        n = len(X)
+        S = np.zeros((n + len(Y),) * 2)
+        S[:n, n:] = 0.5 * W  # S symmetric: sum S * dK = sum W * dK(X, Y)
+        S[n:, :n] = 0.5 * np.asarray(W).T
+        return self.gradient_dot(np.concatenate([X, Y]), S)
+
+    # True where _value_and_cross_gradient_dot(X, Y, W, K) depends on W and K only through
+    # W * K (so that c * k may pass its own K = c Ko instead of dividing): the RBF
+    _contracts_through_product = False
+
+    def _value_and_cross_gradient_dot(self, X, Y, W, K=None) -> tuple[float, np.ndarray]:
+        """``(sum W * K(X, Y), cross_gradient_dot(X, Y, W, K))`` (for scales and products)."""
+        if K is None:
+            K = self._compute(self._check_input(X), self._check_input(Y))
+        return float(np.sum(W * K)), self.cross_gradient_dot(X, Y, W, K)
+
+    def diag_gradient_dot(self, X, w: np.ndarray) -> np.ndarray:
+        """``g_j = sum_i w_i d k(x_i, x_i) / dtheta_j``: the contraction of ``d diag(K)``.
+
+        Kernels whose diagonal does not depend on ``theta`` (the stationary ones) return
+        zeros at once; the fallback contracts the square gradient of small row blocks with
+        ``diag(w)``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kernelkit.kernels import RBF
+        >>> (3.0 * RBF()).diag_gradient_dot(np.zeros((4, 2)), np.ones(4)).tolist()
+        [12.0, 0.0]
+        """
+        g = np.zeros(self.n_dims)
+        if not self.n_dims:
+            return g
+        X = self._check_input(X)
+        w = np.asarray(w, dtype=float)
+        for a in range(0, len(X), 256):
+            g += self.gradient_dot(X[a : a + 256], np.diag(w[a : a + 256]))
+        return g
+
+    def input_gradient_dot(self, X, Y, W: np.ndarray, K: np.ndarray | None = None
+                           ) -> np.ndarray:
+        """``G_j = sum_i W_ij d k(x_i, y_j) / d y_j``: the gradient of ``sum W * K(X, Y)``
+        with respect to the rows of ``Y`` (inducing-point locations), shape ``(m, d)``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kernelkit.kernels import RBF
+        >>> X, Y = np.array([[0.0], [1.0]]), np.array([[0.5]])
+        >>> g = RBF(1.0).input_gradient_dot(X, Y, np.ones((2, 1)))
+        >>> float(g[0, 0])  # the two terms cancel by symmetry
+        0.0
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} has no gradient with respect to its inputs; learned "
+            "inducing points need one (RBF, Linear, Constant, White and their sums, "
+            "products and scales have it)."
+        )
 
     # ------------------------------------------------------------------ algebra
     # a kernel composes with a kernel or a number; anything else (a string, a scikit-learn
