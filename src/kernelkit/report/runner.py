@@ -29,11 +29,13 @@ from .tables import (
     REFERENCE_COLUMNS,
     ROW_KEYS,
     TABLE_COLUMNS,
+    fit_table,
     fmt,
     reference_cells,
     row_cells,
     summary_text,
-    text_table,
+    terminal_width,
+    wrap,
 )
 
 __all__ = ["run_demo", "discover_sections", "accuracy_figure", "SectionResult", "DemoResult"]
@@ -42,6 +44,7 @@ SECTIONS_PACKAGE = "kernelkit.report.sections"
 HEARTBEAT_S = 10.0  # a long section prints a line at least this often
 DEMO_BUDGET_S = {True: 60.0, False: 600.0}  # targets: quick < 1 min, full < 10 min
 SECTION_BUDGET_S = {True: 10.0, False: 60.0}
+IND = "      "  # a section's lines are indented under its "[i/n] title" line
 
 
 def _constants(origin: str | None) -> dict[str, Any]:
@@ -122,10 +125,12 @@ def _close_all() -> None:
 class _Heartbeat:
     """Prints "... still running" when a section has printed nothing for ``every`` seconds."""
 
-    def __init__(self, out: TextIO, start: float, label: str, every: float = HEARTBEAT_S):
+    def __init__(self, out: TextIO, start: float, label: str, every: float = HEARTBEAT_S,
+                 width: int = 100):
         import threading
 
         self.out, self.start, self.label, self.every = out, start, label, every
+        self.width = width
         self.last = time.perf_counter()
         self.lock = threading.Lock()
         self.done = threading.Event()
@@ -133,8 +138,8 @@ class _Heartbeat:
 
     def say(self, msg: str) -> None:
         with self.lock:
-            print(f"      {time.perf_counter() - self.start:6.1f}s  {msg}", file=self.out,
-                  flush=True)
+            head = f"{IND}{time.perf_counter() - self.start:6.1f}s  "
+            print(wrap(msg, self.width, head, " " * len(head)), file=self.out, flush=True)
             self.last = time.perf_counter()
 
     def _beat(self) -> None:
@@ -159,10 +164,11 @@ def _warning_key(w: warnings.WarningMessage) -> str:
 
 
 def _run_one(name: str, order: int, title: str, quick: bool, seed: int, out: TextIO,
-             debug: bool) -> SectionResult:
+             debug: bool, width: int = 100) -> SectionResult:
     res = SectionResult(name=name, order=order, title=title)
     start = time.perf_counter()
-    with _Heartbeat(out, start, name) as beat, warnings.catch_warnings(record=True) as caught:
+    with (_Heartbeat(out, start, name, width=width) as beat,
+          warnings.catch_warnings(record=True) as caught):
         ctx = DemoContext(quick=quick, random_state=seed, progress=beat.say)
         warnings.simplefilter("default")
         warnings.filterwarnings("ignore", category=DeprecationWarning, module="numba")
@@ -193,33 +199,37 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def _print_section(res: SectionResult, out: TextIO, quick: bool) -> None:
+def _print_section(res: SectionResult, out: TextIO, quick: bool, width: int = 100) -> None:
+    """A section's tables, warnings and time, every line at most ``width`` columns (a table
+    too wide for one line a row takes two: see :func:`~kernelkit.report.tables.fit_table`)."""
+    def say(text: str, keep_words: bool = False) -> None:
+        print(wrap(text, width, IND, IND + "  ", keep_words), file=out, flush=True)
+
     if not res.ok:
-        print(f"      FAILED after {res.seconds:.1f}s: {res.error}", file=out, flush=True)
+        say(f"FAILED after {res.seconds:.1f}s: {res.error}")
         return
     sec = res.section
     for caption, header, rows in sec.tables:
-        print(f"      {caption}", file=out)
-        print(text_table([str(h) for h in header], [[fmt(c) for c in r] for r in rows],
-                         indent="      "), file=out)
+        say(caption)
+        print(fit_table([str(h) for h in header], [[fmt(c) for c in r] for r in rows], width,
+                        indent=IND), file=out)
     if sec.rows:
-        print(text_table(list(TABLE_COLUMNS), [row_cells(r) for r in sec.rows],
-                         indent="      ", right_from=NUMERIC_FROM), file=out)
+        print(fit_table(list(TABLE_COLUMNS), [row_cells(r) for r in sec.rows], width,
+                        indent=IND, right_from=NUMERIC_FROM, lead=2), file=out)
     refs = [c for c in map(reference_cells, sec.rows) if c is not None]
     if refs:
-        print("      instructive references (a different method, not a peer):", file=out)
-        print(text_table(list(REFERENCE_COLUMNS), refs, indent="      ", right_from=3),
+        say("instructive references (a different method, not a peer):")
+        print(fit_table(list(REFERENCE_COLUMNS), refs, width, indent=IND, right_from=3),
               file=out)
     for w in res.warnings[:5]:
-        print(f"      warning: {w[:200]}", file=out)
+        say(f"warning: {w[:200]}")
     if len(res.warnings) > 5:
-        print(f"      ... and {len(res.warnings) - 5} more warnings (see the report)", file=out)
-    print(f"      done in {res.seconds:.1f}s ({_plural(len(res.figures_png), 'figure')})",
-          file=out, flush=True)
+        say(f"... and {len(res.warnings) - 5} more warnings (see the report)")
+    say(f"done in {res.seconds:.1f}s ({_plural(len(res.figures_png), 'figure')})")
     budget = SECTION_BUDGET_S[quick]
     if res.seconds > budget:
-        print(f"      note: over the {budget:.0f} s a {'quick' if quick else 'full'} section "
-              "should take", file=out, flush=True)
+        say(f"note: over the {budget:.0f} s a {'quick' if quick else 'full'} section should "
+            "take")
 
 
 def _not_in_tour(results: list[SectionResult]) -> list[str]:
@@ -232,18 +242,18 @@ def _not_in_tour(results: list[SectionResult]) -> list[str]:
     return [name for name, _ in all_estimators() if name not in words]
 
 
-def _use_agg(out: TextIO) -> None:
+def _use_agg(out: TextIO, width: int = 100) -> None:
     """Draw off-screen (PNG into the report)."""
     try:
         import matplotlib
 
         matplotlib.use("Agg", force=True)
     except ImportError:
-        print("note: matplotlib is not installed (pip install 'kernelkit[plot]'); sections "
-              "that draw figures will fail.", file=out)
+        print(wrap("note: matplotlib is not installed (pip install 'kernelkit[plot]'); "
+                   "sections that draw figures will fail.", width), file=out)
 
 
-def _prepare(out: TextIO, quick: bool, warm: bool) -> None:
+def _prepare(out: TextIO, quick: bool, warm: bool, width: int = 100) -> None:
     """Import the heavy libraries and load (or, the first time, compile) kernelkit's numba
     code, so that every section's times are the methods' own."""
     for module in ("sklearn.base", "sklearn.metrics", "scipy.linalg", "matplotlib.pyplot",
@@ -257,9 +267,10 @@ def _prepare(out: TextIO, quick: bool, warm: bool) -> None:
     from ..warmup import warm_up
 
     t0 = time.perf_counter()
-    print("loading kernelkit's compiled numba code (compiling it once if this environment "
-          "has no cache yet; `kernelkit warmup` does this at install)", file=out, flush=True)
-    with _Heartbeat(out, t0, "the warm-up") as beat:
+    print(wrap("loading kernelkit's compiled numba code (compiling it once if this "
+               "environment has no cache yet; `kernelkit warmup` does this at install)", width),
+          file=out, flush=True)
+    with _Heartbeat(out, t0, "the warm-up", width=width) as beat:
         try:
             warm_up(parallel=not quick)  # parallel twins only run on the full tour's sizes
             beat.say("numba code ready")
@@ -268,16 +279,26 @@ def _prepare(out: TextIO, quick: bool, warm: bool) -> None:
                      "their numba code as they go, and their first times include it")
 
 
-def _summarize(result: DemoResult, out: TextIO) -> None:
+def _with_path(head: str, tail: str, width: int) -> str:
+    """``head tail`` on one line if it fits, else ``head`` and then ``tail`` indented (a
+    file path is never broken)."""
+    line = f"{head} {tail}"
+    if len(line) <= width:
+        return line
+    return "\n".join([wrap(head, width, keep_words=True), wrap(tail, width, "  ",
+                                                              keep_words=True)])
+
+
+def _summarize(result: DemoResult, out: TextIO, width: int = 100) -> None:
     """The terminal summary, the accuracy chart and the list of models not in the tour."""
     groups = [(r.title, r.section.rows) for r in result.sections if r.ok]
-    text = summary_text(groups, width=100)
-    print("\nSummary: each model's headline number next to its peer (the same method in "
-          "scikit-learn)", file=out)
+    text = summary_text(groups, width=width)
+    print("\n" + wrap("Summary: each model's headline number next to its peer (the same "
+                      "method in scikit-learn)", width), file=out)
     if text:
         print(text, file=out)
     for r in result.failed:
-        print(f"FAILED section {r.name}: {r.error}", file=out)
+        print(wrap(f"FAILED section {r.name}: {r.error}", width, "", "  "), file=out)
     try:
         fig = accuracy_figure(result.sections)
         if fig is not None:
@@ -286,7 +307,8 @@ def _summarize(result: DemoResult, out: TextIO) -> None:
                  "binary): kernelkit's and, on the same line, its peer's (the same method in "
                  "scikit-learn) on the same data.", _png(fig)))
     except Exception as exc:  # noqa: BLE001 - the summary figure is a convenience
-        print(f"note: no accuracy summary figure ({type(exc).__name__}: {exc})", file=out)
+        print(wrap(f"note: no accuracy summary figure ({type(exc).__name__}: {exc})", width),
+              file=out)
     finally:
         _close_all()
 
@@ -300,6 +322,7 @@ def run_demo(
     stream: TextIO | None = None,
     debug: bool = False,
     warm_up: bool = True,
+    width: int | None = None,
 ) -> DemoResult:
     """Run every demo section and write ``out_dir/report.html``.
 
@@ -318,6 +341,10 @@ def run_demo(
     warm_up : bool, default=True
         First fit every estimator on a tiny problem (:func:`kernelkit.warmup.warm_up`), so
         that no section's times include numba compilation.
+    width : int, optional
+        Columns of the terminal output: every line fits (tables too wide take two lines a
+        row). Default: the terminal's width, 100 when the output is not a terminal, at
+        least 80.
 
     Returns
     -------
@@ -336,33 +363,36 @@ def run_demo(
     from .html import write_html
 
     out = stream if stream is not None else sys.stdout
-    _use_agg(out)
+    width = terminal_width() if width is None else int(width)
+    _use_agg(out, width)
     start = time.perf_counter()
     found = discover_sections(only)
     out_dir = Path(out_dir)
     mode = "quick" if quick else "full"
-    print(f"kernelkit demo ({mode}): {len(found)} sections -> {out_dir / 'report.html'}",
-          file=out, flush=True)
-    _prepare(out, quick, warm_up)
+    print(_with_path(f"kernelkit demo ({mode}): {len(found)} sections ->",
+                     str(out_dir / "report.html"), width), file=out, flush=True)
+    _prepare(out, quick, warm_up, width)
     results = []
     for i, (order, name, title) in enumerate(found, 1):
-        print(f"[{i}/{len(found)}] {title} ({name})", file=out, flush=True)
-        res = _run_one(name, order, title, quick, random_state, out, debug)
-        _print_section(res, out, quick)
+        print(wrap(f"[{i}/{len(found)}] {title} ({name})", width, "", IND), file=out,
+              flush=True)
+        res = _run_one(name, order, title, quick, random_state, out, debug, width)
+        _print_section(res, out, quick, width)
         results.append(res)
     seconds = time.perf_counter() - start
     result = DemoResult(sections=results, html_path=None, seconds=seconds, quick=quick)
-    _summarize(result, out)
+    _summarize(result, out, width)
     if only is None:
         result.not_in_tour = _not_in_tour(results)
         if result.not_in_tour:
-            print(f"public estimators not in the tour yet: {', '.join(result.not_in_tour)}",
-                  file=out)
+            print(wrap(f"public estimators not in the tour yet: "
+                       f"{', '.join(result.not_in_tour)}", width, "", "  "), file=out)
     result.html_path = write_html(result, out_dir / "report.html")
     status = "all sections ok" if result.ok else f"{len(result.failed)} section(s) FAILED"
-    print(f"\nreport: {result.html_path} ({len(results)} sections, {status}) "
-          f"in {seconds:.1f}s", file=out, flush=True)
+    print("\n" + _with_path(f"report: {result.html_path}",
+                            f"({len(results)} sections, {status}) in {seconds:.1f}s", width),
+          file=out, flush=True)
     if seconds > DEMO_BUDGET_S[quick]:
-        print(f"note: the {mode} demo took {seconds:.0f} s; its target is under "
-              f"{DEMO_BUDGET_S[quick]:.0f} s", file=out, flush=True)
+        print(wrap(f"note: the {mode} demo took {seconds:.0f} s; its target is under "
+                   f"{DEMO_BUDGET_S[quick]:.0f} s", width), file=out, flush=True)
     return result
