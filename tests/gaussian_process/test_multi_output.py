@@ -352,3 +352,42 @@ def test_profiled_kronecker_optimum_is_a_joint_optimum():
     fitted = MOGP(RBF([1.0, 1.0]), rank=2, random_state=0).fit(X, Y)
     assert fitted.solver_ == "kronecker"
     assert fitted.log_marginal_likelihood_value_ == pytest.approx(-fun, rel=1e-9)
+
+
+def test_search_coordinates_map_back_and_reach_the_joint_optimum():
+    """The Cholesky path's L-BFGS-B moves standard deviations and W in a lower trapezoidal
+    gauge (_lmc_search.py): the map keeps every B_q and variance, its gradient is the chain
+    rule (finite differences), and the search ends at a likelihood at least as high as
+    L-BFGS-B's in theta from the same start."""
+    import scipy.optimize
+
+    from kernelkit.gaussian_process._lmc_search import SearchSpace, search_minimize
+
+    X, Y, _ = _data(n=30, T=3, missing=0.3, seed=2)
+    gp = MOGP(RBF([1.0, 1.0]), rank=2, random_state=0, optimizer=None).fit(X, Y)
+    params, pairs = gp._params(), ObservedPairs(Y)
+    theta0, bounds = params.theta.copy(), params.bounds
+    Bs0, noise0 = params.Bs(), params.noise.copy()
+    space = SearchSpace(params)
+    u = space.to_search(theta0)
+    assert u.size == theta0.size - 1  # W[0, 1] held at 0
+    params.theta = space.to_theta(u)
+    np.testing.assert_allclose(params.Bs(), Bs0, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(params.noise, noise0, rtol=1e-12)
+
+    def joint(theta):
+        params.theta = theta
+        lml, grad = dense_log_marginal_likelihood(params, X, pairs, True)
+        return -lml, -grad
+
+    value, grad = joint(space.to_theta(u))
+    fd = _fd_gradient(lambda v: joint(space.to_theta(v))[0], u)
+    np.testing.assert_allclose(space.gradient(u, grad), fd, rtol=1e-5, atol=1e-6)
+    box = [(None if np.isinf(lo) else lo, None if np.isinf(hi) else hi) for lo, hi in bounds]
+    ref = scipy.optimize.minimize(joint, theta0, jac=True, method="L-BFGS-B", bounds=box)
+    theta, fun = search_minimize(joint, theta0, space)
+    assert fun <= ref.fun + 1e-6 * abs(ref.fun)
+    assert joint(theta)[0] == pytest.approx(fun, rel=1e-12)
+    fitted = MOGP(RBF([1.0, 1.0]), rank=2, random_state=0).fit(X, Y)
+    assert fitted.solver_ == "cholesky"
+    assert fitted.log_marginal_likelihood_value_ == pytest.approx(-fun, rel=1e-9)

@@ -82,8 +82,9 @@ def test_solve_logdet_inverse_from_factor():
 @pytest.mark.parametrize("n", [97, 300, 1100])
 @pytest.mark.parametrize("one_thread", [True, False])
 def test_inverse_by_blocks_and_by_potri_from_the_lower_triangle_only(n, one_thread):
-    # one BLAS thread and n <= 1024: L^-1 by halves and trmm; else LAPACK potri. Either
-    # reads the lower triangle only (a factor with clean=False keeps K above it)
+    # one BLAS thread and n <= 2048: L^-1 by halves and trmm; else LAPACK potri. Either
+    # reads the lower triangle only (a factor with clean=False keeps K above it);
+    # full=False leaves the upper triangle unmirrored
     from kernelkit._threads import single_threaded
 
     A = _spd(n, seed=n)
@@ -91,7 +92,9 @@ def test_inverse_by_blocks_and_by_potri_from_the_lower_triangle_only(n, one_thre
     with single_threaded(one_thread):
         Ainv = cho_inverse(L)
         again = cho_inverse(np.asfortranarray(L), overwrite_l=True)
+        lower = cho_inverse(L, full=False)
     np.testing.assert_allclose(Ainv @ A, np.eye(n), atol=1e-9)
+    np.testing.assert_array_equal(np.tril(lower), np.tril(Ainv))
     np.testing.assert_array_equal(Ainv, Ainv.T)
     np.testing.assert_allclose(again, Ainv, rtol=1e-12, atol=1e-15)
     singular = np.linalg.cholesky(A)

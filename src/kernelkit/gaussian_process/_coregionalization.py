@@ -26,7 +26,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit, prange
-from scipy.linalg.blas import dger
 
 from ..linalg import cho_inverse, cho_solve
 from ._marginal_likelihood import factorize
@@ -158,24 +157,28 @@ class ObservedPairs:
 
 
 @njit(parallel=True, cache=True)
-def _lmc_gram(Ks, Bs, rows, outs, out):  # pragma: no cover - numba
-    # K[k, l] = sum_q B_q[t_k, t_l] K_q[r_k, r_l], both triangles, rows in parallel
+def _lmc_gram(Ks, Bs, rows, outs, out, both):  # pragma: no cover - numba
+    # K[k, l] = sum_q B_q[t_k, t_l] K_q[r_k, r_l] for l >= k (row k from its diagonal: the
+    # lower triangle of the Fortran view that LAPACK factorizes), and l < k when ``both``
     N = rows.shape[0]
     Q = Ks.shape[0]
     for k in prange(N):
         rk, ok = rows[k], outs[k]
-        for l in range(k + 1):
+        for l in range(k, N):
             v = 0.0
             for q in range(Q):
                 v += Bs[q, ok, outs[l]] * Ks[q, rk, rows[l]]
             out[k, l] = v
-            out[l, k] = v
+            if both:
+                out[l, k] = v
 
 
 @njit(parallel=True, cache=True)
-def _lmc_contract(Wt, Ks, Bs, rows, outs, order, starts, M, Gp):  # pragma: no cover - numba
-    # M_q[i, r_l] += Wt[k, l] B_q[t_k, t_l] and G_q[t_k, t_l] += Wt[k, l] K_q[i, r_l] for the
-    # pairs k at input i: every thread owns rows i of M (and its slice of Gp), so no races
+def _lmc_contract(P, a, Ks, Bs, rows, outs, order, starts, M, Gp):  # pragma: no cover - numba
+    # With Wt = a a^T - K^-1 (P: K^-1, read at l >= k only), the halves of the symmetric
+    # contractions: M_q[i, r_l] += w B_q[t_k, t_l] and G_q[t_k, t_l] += w K_q[i, r_l] over
+    # the pairs k at input i and l >= k, w = Wt[k, l] (half of it at l = k); the caller adds
+    # the transposes. Every thread owns rows i of M (and its slice of Gp): no races.
     n = M.shape[1]
     N = rows.shape[0]
     Q = Ks.shape[0]
@@ -183,8 +186,11 @@ def _lmc_contract(Wt, Ks, Bs, rows, outs, order, starts, M, Gp):  # pragma: no c
         for p in range(starts[i], starts[i + 1]):
             k = order[p]
             ok = outs[k]
-            for l in range(N):
-                w = Wt[k, l]
+            ak = a[k]
+            for l in range(k, N):
+                w = ak * a[l] - P[k, l]
+                if l == k:
+                    w *= 0.5
                 rl = rows[l]
                 ol = outs[l]
                 for q in range(Q):
@@ -192,8 +198,12 @@ def _lmc_contract(Wt, Ks, Bs, rows, outs, order, starts, M, Gp):  # pragma: no c
                     Gp[i, q, ok, ol] += w * Ks[q, i, rl]
 
 
-def coregionalized_gram(Ks: np.ndarray, Bs: np.ndarray, pairs: ObservedPairs) -> np.ndarray:
+def coregionalized_gram(Ks: np.ndarray, Bs: np.ndarray, pairs: ObservedPairs,
+                        both: bool = True) -> np.ndarray:
     """``sum_q B_q[t_k, t_l] K_q[r_k, r_l]`` over the observed pairs, shape (N, N).
+
+    ``both=False`` fills ``l >= k`` only (what the Cholesky factorization reads; the other
+    triangle is left undefined).
 
     Examples
     --------
@@ -206,7 +216,8 @@ def coregionalized_gram(Ks: np.ndarray, Bs: np.ndarray, pairs: ObservedPairs) ->
     """
     N = pairs.rows.shape[0]
     out = np.empty((N, N))
-    _lmc_gram(np.ascontiguousarray(Ks), np.ascontiguousarray(Bs), pairs.rows, pairs.outs, out)
+    _lmc_gram(np.ascontiguousarray(Ks), np.ascontiguousarray(Bs), pairs.rows, pairs.outs, out,
+              both)
     return out
 
 
@@ -221,7 +232,8 @@ def dense_log_marginal_likelihood(params: Coregionalization, X, pairs: ObservedP
     """
     Ks = np.stack([k(X) for k in params.kernels])
     Bs = params.Bs()
-    K = coregionalized_gram(Ks, Bs, pairs)
+    # a retry with jitter restores the factorized triangle from the other one
+    K = coregionalized_gram(Ks, Bs, pairs, both=jitter)
     L, jit = factorize(K, params.noise[pairs.outs], jitter=jitter)
     if L is None:
         return (-np.inf, np.zeros(params.n_dims)) if eval_gradient else -np.inf
@@ -232,17 +244,20 @@ def dense_log_marginal_likelihood(params: Coregionalization, X, pairs: ObservedP
         return lml, L, a, jit
     if not eval_gradient:
         return lml
-    Wt = cho_inverse(L, overwrite_l=True)  # K^-1 in the memory of L
-    Wt *= -1.0
-    Wt = Wt if Wt.flags.f_contiguous else Wt.T  # symmetric: either layout is Wt
-    Wt = dger(1.0, a, a, a=Wt, overwrite_a=1).T  # Wt = a a^T - K^-1 (R&W eq. 5.9), C order
+    # K^-1 in the memory of L (Fortran order, lower triangle): its C-ordered transpose
+    # holds K^-1 at l >= k, which is all the contraction reads
+    P = cho_inverse(L, overwrite_l=True, full=False).T
     Q, n = Ks.shape[0], Ks.shape[1]
     M = np.zeros((Q, n, n))
     Gp = np.zeros((n, Q, params.n_outputs, params.n_outputs))
-    _lmc_contract(Wt, Ks, Bs, pairs.rows, pairs.outs, pairs.order, pairs.starts, M, Gp)
+    _lmc_contract(P, a, Ks, Bs, pairs.rows, pairs.outs, pairs.order, pairs.starts, M, Gp)
     del Ks
-    # 1/2 sum_kl Wt_kl dK_kl for each block of theta
+    M += M.transpose(0, 2, 1)  # the halves over l >= k, plus their transposes
+    G = Gp.sum(axis=0)
+    G += G.transpose(0, 2, 1)
+    # 1/2 sum_kl Wt_kl dK_kl for each block of theta (Wt = a a^T - K^-1, R&W eq. 5.9)
     g_kernels = [0.5 * k.gradient_dot(X, M[q]) for q, k in enumerate(params.kernels)]
-    dB = 0.5 * Gp.sum(axis=0)
-    d_noise = 0.5 * np.bincount(pairs.outs, weights=np.diagonal(Wt), minlength=params.n_outputs)
+    dB = 0.5 * G
+    wt_diag = a * a - np.diagonal(P)
+    d_noise = 0.5 * np.bincount(pairs.outs, weights=wt_diag, minlength=params.n_outputs)
     return lml, params.pack_gradient(g_kernels, dB, d_noise * params.noise)

@@ -29,6 +29,7 @@ from ._kronecker import kronecker_log_marginal_likelihood
 from ._kronecker_profile import profiled_minimize
 from ._lmc_init import initial_coregionalization, restart_theta
 from ._lmc_posterior import DensePosterior, KroneckerPosterior, prior_covariance, prior_variance
+from ._lmc_search import SearchSpace, search_minimize
 from ._optimize import OPTIMIZER_CONSTRAINTS, minimize_with_restarts
 from .gpr import SERIAL_BLAS_MAX_N
 
@@ -342,18 +343,24 @@ class MultiOutputGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, Base
             return -lml(theta, False)
 
         size = X.shape[0] if self.solver_ == "kronecker" else pairs.y.shape[0]
-        profiled = None
+        search = None
         if self.solver_ == "kronecker" and self.optimizer == "fmin_l_bfgs_b":
-            def profiled(obj_func, theta0, bounds):
+            def search(obj_func, theta0, bounds):
                 # one eigendecomposition per step in the kernel's theta only
                 return profiled_minimize(work, X, Y, theta0, bounds)
+        elif self.optimizer == "fmin_l_bfgs_b":
+            space = SearchSpace(work)
+
+            def search(obj_func, theta0, bounds):
+                # standard deviations and W in a fixed gauge (_lmc_search.py)
+                return search_minimize(obj_func, theta0, space)
         with single_threaded(size <= SERIAL_BLAS_MAX_N), \
                 progress_bar(self.verbose, total=1 + self.n_restarts_optimizer,
                              desc="MOGP restarts") as bar:
             theta, _ = minimize_with_restarts(
                 obj_func, params.theta, params.bounds, self.optimizer,
                 self.n_restarts_optimizer, rng, draw_start=lambda r: restart_theta(params, r),
-                minimize=profiled, on_optimum=lambda theta, fmin: bar.update())
+                minimize=search, on_optimum=lambda theta, fmin: bar.update())
         return theta
 
     # ------------------------------------------------------------- predict
