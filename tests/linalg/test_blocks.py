@@ -71,6 +71,31 @@ def test_kept_blocks_give_the_same_products():
     assert len(kept._kept) == 8 and formed._kept is None
 
 
+def test_kept_blocks_taller_than_a_strip_give_the_same_products():
+    # blocks of 1024 rows x 500 columns: a strip of the fused products is 128 rows or
+    # fewer (half the L2 cache), so a block is several strips. Kept blocks were multiplied
+    # whole (one GEMV over 1024 rows), the formed ones strip by strip: the sums differed
+    # in the last bits and a dask fit no longer equalled the in-memory one (issue 35, 6).
+    rng = np.random.default_rng(5)
+    X, C = rng.normal(size=(3000, 3)), rng.normal(size=(500, 3))
+    V, U = rng.normal(size=500), rng.normal(size=3000)
+    formed = KernelOperator(RBF(), X, C, block_rows=1024)
+    kept = KernelOperator(RBF(), X, C, block_rows=1024, keep_blocks=True)
+    for _ in range(2):
+        np.testing.assert_array_equal(kept.normal_matmul(V), formed.normal_matmul(V))
+        np.testing.assert_array_equal(kept.normal_matmul(V, U), formed.normal_matmul(V, U))
+        np.testing.assert_array_equal(kept.t_matmul(U), formed.t_matmul(U))
+    for a, b in zip(kept.normal_gram(U), formed.normal_gram(U)):
+        np.testing.assert_array_equal(a, b)
+    K = RBF()(X, C)
+    KV, KtKV = K @ V, K.T @ (K @ V)
+    np.testing.assert_allclose(kept @ V, KV, rtol=0, atol=1e-12 * np.abs(KV).max())
+    np.testing.assert_allclose(kept.normal_matmul(V), KtKV, rtol=0,
+                               atol=1e-12 * np.abs(KtKV).max())
+    with pytest.raises(ValueError, match="normal_gram needs fixed blocks"):
+        KernelOperator(RBF(), X, C).normal_gram()
+
+
 def test_estimator_keeps_knm_only_when_it_fits():
     rng = np.random.default_rng(3)
     X = rng.uniform(-2, 2, size=(3000, 3))

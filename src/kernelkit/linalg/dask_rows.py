@@ -34,7 +34,7 @@ from .blocks import (
     sum_partial_tuples,
     sum_partials,
 )
-from .fused import block_partial
+from .fused import block_gram, block_partial
 from .operator import KernelOperator
 
 __all__ = [
@@ -220,6 +220,18 @@ def _chunk_partials(x, u, Y, kernel, V, rows):
     return np.stack(list(map_blocks(part, slices, threads, pin_blas=True)))
 
 
+def _chunk_grams(x, u, Y, kernel, rows):
+    # the chunk's per-block (K_b^T K_b, K_b^T U_b) in block order, each on one BLAS thread
+    # (as the in-memory operator's normal_gram)
+    slices = block_slices(x.shape[0], rows)
+
+    def part(sl):
+        return block_gram(kernel, x[sl], Y, None if u is None else u[sl])
+
+    return list(map_blocks(part, slices, parallel_threads(x.shape[0] * Y.shape[0]),
+                           pin_blas=True))
+
+
 def _sum_in_order(parts):
     out = np.array(parts[0], copy=True)
     for p in parts[1:]:
@@ -346,6 +358,23 @@ class DaskKernelOperator(KernelOperator):
         for chunk in self.client.gather(futs):  # chunk order, then block order
             out = sum_partials(chunk, out)
         return out
+
+    def normal_gram(self, U=None) -> tuple:
+        """``(K^T K, K^T U)`` as the in-memory operator's: per-block products on the workers,
+        added on the client in chunk order, then block order (bit for bit the in-memory sum
+        with chunks that are whole blocks, :func:`align_row_chunks`)."""
+        if not self.fixed_blocks:
+            raise ValueError("normal_gram needs fixed blocks (block_rows=...).")
+        futs = map_chunks(self.client, _chunk_grams, self._futures, self.row_parts(U),
+                          Y=self._Y_future, kernel=self.kernel, rows=self.block_rows)
+
+        def parts():
+            for i in range(len(futs)):  # one chunk's blocks at a time on the client
+                fut, futs[i] = futs[i], None
+                yield from fut.result()
+
+        total = sum_partial_tuples(parts())
+        return total[0], (total[1] if U is not None else None)
 
     def normal_matmul(self, V, U=None) -> np.ndarray:
         """``K^T (K V [+ U])``: one task per chunk on its worker, summed on the client."""

@@ -44,8 +44,8 @@ from .._threads import blas_threads, limit_blas, pool
 from .blocks import block_slices
 
 __all__ = ["cache_bytes", "tile_shape", "TilePlan", "tile_plan", "fused_matmul",
-           "fused_normal_matmul", "normal_strip_rows", "block_partial",
-           "MAX_FUSED_COLUMNS"]
+           "fused_normal_matmul", "normal_strip_rows", "block_values", "block_partial",
+           "block_gram", "MAX_FUSED_COLUMNS"]
 
 #: products with more columns than this are GEMM-bound: the plain blockwise path serves
 MAX_FUSED_COLUMNS = 64
@@ -201,17 +201,20 @@ def normal_strip_rows(plan: TilePlan) -> int:
     return min(rows - rows % 8, max(n, 1))
 
 
-def _normal_part(plan: TilePlan, rows: slice, Vt, U, acc_dtype, strip: int) -> np.ndarray:
+def _normal_part(plan: TilePlan, rows: slice, Vt, U, acc_dtype, strip: int,
+                 values=None) -> np.ndarray:
     """``sum_I K[I]^T W[I]`` over the strips ``I`` of ``rows`` in order, with
-    ``W[I] = K[I] V + U[I]`` (``Vt=None``: ``W = U``); each strip formed once."""
+    ``W[I] = K[I] V + U[I]`` (``Vt=None``: ``W = U``); each strip formed once, or read from
+    ``values`` (the rows' kernel values formed by :func:`block_values`, kept)."""
     m = plan.shape[1]
     like = Vt if Vt is not None else U
     part = np.zeros((m,) + like.shape[1:], dtype=acc_dtype)
-    scratch = np.empty((min(strip, rows.stop - rows.start), m), dtype=plan.dtype)
+    scratch = (np.empty((min(strip, rows.stop - rows.start), m), dtype=plan.dtype)
+               if values is None else None)
     every = slice(0, m)
     for s in block_slices(rows.stop - rows.start, strip):
         s = slice(rows.start + s.start, rows.start + s.stop)
-        T = plan.tile(s, every, scratch)
+        T = plan.tile(s, every, scratch) if values is None else values[s]
         if Vt is None:
             W = np.asarray(U[s], dtype=plan.dtype)
         else:
@@ -249,28 +252,64 @@ def fused_normal_matmul(plan: TilePlan, V=None, U=None, acc_dtype=np.float64) ->
     return total
 
 
-def block_partial(kernel, x, Y, V=None, u=None) -> np.ndarray:
+def _block_strip(kernel, x, Y):
+    """``(plan, strip)`` of one fixed row block: its tile plan and strip height, or
+    ``(None, 0)`` when the kernel has no tile factors for these rows or no strip fits."""
+    plan = tile_plan(kernel, x, Y)
+    strip = normal_strip_rows(plan) if plan is not None else 0
+    return (plan, strip) if strip else (None, 0)
+
+
+def block_values(kernel, x, Y) -> np.ndarray:
+    """``K(x, Y)`` of one fixed row block, formed as :func:`block_partial` forms it: strip
+    by strip from the tile plan (the same tiles, the same GEMMs and maps), else
+    ``kernel.block(x, Y)``. An operator that keeps its blocks keeps these, so that its
+    products equal those of one that forms them on every pass (and of the dask chunks)."""
+    plan, strip = _block_strip(kernel, x, Y)
+    if plan is None:
+        return kernel.block(x, Y)
+    out = np.empty(plan.shape, dtype=plan.dtype)
+    every = slice(0, plan.shape[1])
+    with limit_blas(1):
+        for s in block_slices(x.shape[0], strip):
+            plan.tile(s, every, out[s])  # the strip _normal_part forms, in place
+    return out
+
+
+def block_partial(kernel, x, Y, V=None, u=None, values=None) -> np.ndarray:
     """``K(x, Y)^T (K(x, Y) V + u)`` (``V=None``: ``K(x, Y)^T u``) for one fixed row block
     ``x``, summed in float64: strip by strip in cache when the kernel has tile factors for
     these rows, a strip fits and V has at most ``MAX_FUSED_COLUMNS`` columns, else from the
-    whole block ``kernel.block(x, Y)``.
+    whole block (:func:`block_values`). ``values``: that block's values kept from
+    :func:`block_values`, read instead of formed (the same strips, the same products).
 
-    The in-memory operator with fixed blocks and its dask twin both call this on the same
-    blocks, so their sums agree bit for bit.
+    The in-memory operator with fixed blocks (kept or not) and its dask twin all call this
+    on the same blocks, so their sums agree bit for bit.
     """
-    plan = None
-    if V is None or np.ndim(V) < 2 or V.shape[1] <= MAX_FUSED_COLUMNS:
-        plan = tile_plan(kernel, x, Y)
-    strip = normal_strip_rows(plan) if plan is not None else 0
-    if not strip:
-        Kb = kernel.block(x, Y)
+    plan, strip = _block_strip(kernel, x, Y)
+    if plan is None or not (V is None or np.ndim(V) < 2 or V.shape[1] <= MAX_FUSED_COLUMNS):
+        Kb = block_values(kernel, x, Y) if values is None else values
         W = u if V is None else Kb @ V
         if V is not None and u is not None:
             W += u
         return Kb.T @ W  # K_b^T (K_b V + U_b)
     Vt = None if V is None else np.ascontiguousarray(V, dtype=plan.dtype)
     with limit_blas(1):
-        return _normal_part(plan, slice(0, x.shape[0]), Vt, u, np.float64, strip)
+        return _normal_part(plan, slice(0, x.shape[0]), Vt, u, np.float64, strip, values)
+
+
+def block_gram(kernel, x, Y, u=None, values=None) -> tuple:
+    """``(K_b^T K_b, K_b^T u)`` in float64 for one fixed row block ``x`` (``K_b = K(x, Y)``
+    from :func:`block_values`, or the kept ``values``; ``u=None``: ``(K_b^T K_b,)``).
+
+    ``K_b^T K_b`` is one symmetric rank-k update (BLAS syrk through NumPy's ``A.T @ A``)
+    of the block cast to float64. The in-memory operator and the dask chunks call this on
+    the same blocks and add the results in block order: the same normal matrix bit for bit.
+    """
+    Kb = block_values(kernel, x, Y) if values is None else values
+    Kb = np.asarray(Kb, dtype=np.float64)
+    gram = Kb.T @ Kb  # K_b^T K_b (syrk)
+    return (gram,) if u is None else (gram, Kb.T @ np.asarray(u, dtype=np.float64))
 
 
 def _run(fn, items, threads: int, add: bool = False):

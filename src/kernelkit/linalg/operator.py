@@ -25,6 +25,7 @@ from .blocks import (
     block_slices,
     map_blocks,
     parallel_threads,
+    sum_partial_tuples,
     sum_partials,
 )
 
@@ -190,16 +191,33 @@ class KernelOperator:
         n, m = self.shape
         threads = parallel_threads(n * m) if n > 1 else 1
         slices = self._slices(min_blocks=1 if self.fixed_blocks else threads)
-        if self.fixed_blocks and self.keep_blocks and self._kept is None:
-            self._kept = list(map_blocks(lambda sl: self._block(sl, None), slices, threads,
-                                         pin_blas=True))
-        if self._kept is not None:
-            kept = self._kept
+        if self.fixed_blocks and self.keep_blocks:
+            kept = self._kept_blocks(slices, threads)
             return map_blocks(lambda i: fn(slices[i], kept[i]), range(len(slices)), threads,
                               pin_blas=True)
         diag = self._diag_for_blocks(slices)
         return map_blocks(lambda sl: fn(sl, self._block(sl, diag)), slices, threads,
                           pin_blas=self.fixed_blocks)
+
+    def _in_memory_cross(self) -> bool:
+        """Whether the rows are dense or any array in memory (not another row home) and the
+        operator is not symmetric: the fixed-block products of :mod:`fused` serve it."""
+        return (not self.symmetric
+                and self.accepts.__func__ is KernelOperator.accepts.__func__)
+
+    def _kept_blocks(self, slices, threads) -> list:
+        """The fixed blocks, formed at the first call and kept: as :func:`fused.block_values`
+        forms them (the strips the other products form) where :meth:`_fixed_partials`
+        serves, else by :meth:`_block`."""
+        if self._kept is None:
+            if self._in_memory_cross():
+                def form(sl):
+                    return fused.block_values(self.kernel, self.X[sl], self.Y)
+            else:
+                def form(sl):
+                    return self._block(sl, None)
+            self._kept = list(map_blocks(form, slices, threads, pin_blas=True))
+        return self._kept
 
     def _cast(self, A, rows: int, name: str):
         """``A`` for the partial products: in the blocks' dtype with fixed blocks."""
@@ -249,19 +267,58 @@ class KernelOperator:
     def _fixed_partials(self, V, U):
         """``sum_b K_b^T (K_b V + U_b)`` (``V=None``: ``K_b^T U_b``) over the fixed blocks in
         block order, each block strip by strip in cache where it can
-        (:func:`fused.block_partial`, as the dask operator's chunks), or None for kept
-        blocks, a symmetric operator (its diagonal) and other row homes."""
-        if (self.keep_blocks or self.symmetric
-                or self.accepts.__func__ is not KernelOperator.accepts.__func__):
+        (:func:`fused.block_partial`, as the dask operator's chunks; kept blocks are read
+        strip by strip the same way), or None for a symmetric operator (its diagonal) and
+        other row homes."""
+        if not self._in_memory_cross():
             return None
         Vt = None if V is None else np.asarray(V, dtype=self.block_dtype)
-
-        def part(sl):
-            return fused.block_partial(self.kernel, self.X[sl], self.Y, Vt,
-                                       None if U is None else U[sl])
-
+        slices = self._slices()
         threads = parallel_threads(self.shape[0] * self.shape[1]) if self.shape[0] > 1 else 1
-        return sum_partials(map_blocks(part, self._slices(), threads, pin_blas=True))
+        kept = self._kept_blocks(slices, threads) if self.keep_blocks else None
+
+        def part(i):
+            sl = slices[i]
+            return fused.block_partial(self.kernel, self.X[sl], self.Y, Vt,
+                                       None if U is None else U[sl],
+                                       values=None if kept is None else kept[i])
+
+        return sum_partials(map_blocks(part, range(len(slices)), threads, pin_blas=True))
+
+    def normal_gram(self, U=None) -> tuple:
+        """``(K^T K, K^T U)`` (``U=None``: the second is None), float64 sums of the per-block
+        products in block order (:func:`fused.block_gram`), for fixed blocks (``block_rows``)
+        of an in-memory cross operator: the normal matrix of least squares on the columns of
+        K, the same bit for bit on any number of threads and on a dask cluster.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kernelkit.kernels import RBF
+        >>> from kernelkit.linalg import KernelOperator
+        >>> X = np.random.default_rng(0).normal(size=(300, 2)); C = X[:20]
+        >>> G, r = KernelOperator(RBF(), X, C, block_rows=64).normal_gram(np.ones(300))
+        >>> K = RBF()(X, C)
+        >>> bool(np.allclose(G, K.T @ K)), bool(np.allclose(r, K.T @ np.ones(300)))
+        (True, True)
+        """
+        if not (self.fixed_blocks and self._in_memory_cross()):
+            raise ValueError("normal_gram needs fixed blocks (block_rows=...) of K(X, Y) "
+                             "with dense or in-memory rows X and a separate Y.")
+        U = self._cast(U, self.shape[0], "U")
+        slices = self._slices()
+        threads = parallel_threads(self.shape[0] * self.shape[1]) if self.shape[0] > 1 else 1
+        kept = self._kept_blocks(slices, threads) if self.keep_blocks else None
+
+        def part(i):
+            sl = slices[i]
+            return fused.block_gram(self.kernel, self.X[sl], self.Y,
+                                    None if U is None else U[sl],
+                                    values=None if kept is None else kept[i])
+
+        total = sum_partial_tuples(map_blocks(part, range(len(slices)), threads,
+                                              pin_blas=True))  # in block order
+        return total[0], (total[1] if U is not None else None)
 
     # --------------------------------------------------------------- products
     def matmul(self, V) -> np.ndarray:
@@ -342,3 +399,4 @@ class KernelOperator:
 
     def __repr__(self) -> str:
         return f"KernelOperator({self.kernel!r}, shape={self.shape})"
+
