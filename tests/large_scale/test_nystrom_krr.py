@@ -64,6 +64,7 @@ def test_cg_past_its_rounding_floor_returns_the_best_iterate():
     lam, n = 1e-4, 500
     with pytest.warns(ConvergenceWarning, match="stalled"):
         model = NystromKernelRidge(n_centers=n, alpha=lam, gamma=2.0, tol=1e-12, max_iter=100,
+                                   solver="cg",
                                    random_state=0).fit(X, y)
     # it stops after 50 iterations without a new smallest residual
     assert not model.converged_ and model.n_iter_ == 50 + int(np.argmin(model.history_))
@@ -94,7 +95,7 @@ def test_falkon_equals_dense_nystrom_solution():
     X, y = _data(600)
     lam, gamma = 1e-4, 0.5
     model = NystromKernelRidge(n_centers=60, alpha=lam, gamma=gamma, tol=1e-12, max_iter=200,
-                               random_state=3).fit(X, y)
+                               random_state=3, solver="cg").fit(X, y)
     C = X[model.center_indices_]
     np.testing.assert_array_equal(model.centers_, C)
     a_ref = ref.nystrom_krr_dual(ref.rbf(X, C, gamma), ref.rbf(C, C, gamma), y, lam)
@@ -171,7 +172,7 @@ def test_fast_decaying_spectrum_still_converges_with_default_preconditioner_jitt
 
     with pytest.warns(ConvergenceWarning, match="stalled"):  # tol = 1e-7 is below its floor
         model = NystromKernelRidge(n_centers=100, alpha=1e-8, gamma=0.5,
-                                   random_state=0).fit(X, y)
+                                   random_state=0, solver="cg").fit(X, y)
     assert np.min(model.history_) < 1e-3
     assert np.abs(model.predict(X) - y).max() < 1e-2
     K = RBF(1.0)(X[:100])
@@ -235,9 +236,9 @@ def test_float32_recomputes_the_residual_periodically(monkeypatch):
 
     monkeypatch.setattr(nystrom_krr, "solve_falkon", spy)
     X, y = _data(300)
-    NystromKernelRidge(n_centers=30, alpha=1e-4, max_iter=25, tol=0).fit(
+    NystromKernelRidge(n_centers=30, alpha=1e-4, max_iter=25, tol=0, solver="cg").fit(
         X.astype(np.float32), y.astype(np.float32))
-    NystromKernelRidge(n_centers=30, alpha=1e-4, max_iter=25, tol=0).fit(X, y)
+    NystromKernelRidge(n_centers=30, alpha=1e-4, max_iter=25, tol=0, solver="cg").fit(X, y)
     assert seen[0] == 10 and seen[1] is None
     # a recomputed residual is b - A x itself: the recomputation agrees with the recurrence
     # in float64 and the solve is unchanged
@@ -276,7 +277,8 @@ def test_blockwise_memory_never_holds_knm():
 
 def test_verbose_reports_progress(capsys):
     X, y = _data(200)
-    NystromKernelRidge(n_centers=20, alpha=1e-3, verbose=1, max_iter=5, tol=0).fit(X, y)
+    NystromKernelRidge(n_centers=20, alpha=1e-3, verbose=1, max_iter=5, tol=0,
+                       solver="cg").fit(X, y)
     assert "Falkon" in capsys.readouterr().err
 
 
@@ -368,7 +370,7 @@ def test_default_iterates_to_tol_and_the_cap_warns():
     n = 2000
     X = rng.uniform(-3, 3, size=(n, 2))
     y = np.sin(X[:, 0]) * np.cos(X[:, 1]) + 0.1 * rng.normal(size=n)
-    kw = dict(n_centers=200, alpha=1e-2 / n, gamma=1.0, random_state=0)
+    kw = dict(n_centers=200, alpha=1e-2 / n, gamma=1.0, random_state=0, solver="cg")
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         model = NystromKernelRidge(**kw).fit(X, y)
@@ -379,3 +381,67 @@ def test_default_iterates_to_tol_and_the_cap_warns():
     assert not short.converged_
     err = np.abs(model.predict(X) - tight.predict(X)).max()
     assert err < 1e-4 < np.abs(short.predict(X) - tight.predict(X)).max()
+
+
+def test_cholesky_equals_converged_cg_and_the_dense_reference():
+    # issue 35, point 5: the exact path solves (K_nM^T K_nM + lambda n K_MM) a = K_nM^T y by
+    # one factorization; on a well-conditioned problem it is CG converged at a tight tol,
+    # and the dense NumPy solution of tests/reference, to 1e-8
+    X, y = _data(900)
+    lam, gamma = 1e-3, 0.5
+    kw = dict(n_centers=60, alpha=lam, gamma=gamma, random_state=1, working_memory=0.05)
+    exact = NystromKernelRidge(solver="cholesky", **kw).fit(X, y)  # blocks of 64 rows
+    cg = NystromKernelRidge(solver="cg", tol=1e-14, max_iter=500, **kw).fit(X, y)
+    assert exact.solver_ == "cholesky" and exact.n_iter_ == 1 and exact.converged_
+    C = X[exact.center_indices_]
+    a_ref = ref.nystrom_krr_dual(ref.rbf(X, C, gamma), ref.rbf(C, C, gamma), y, lam)
+    scale = np.abs(a_ref).max()
+    np.testing.assert_allclose(exact.dual_coef_, a_ref, rtol=1e-8, atol=1e-8 * scale)
+    np.testing.assert_allclose(exact.dual_coef_, cg.dual_coef_, rtol=1e-8, atol=1e-8 * scale)
+    # multi-output and float32 (the normal matrix in float64, the coefficients stored float32)
+    both = NystromKernelRidge(solver="cholesky", **kw).fit(X, np.column_stack([y, 2 * y]))
+    np.testing.assert_allclose(both.dual_coef_[:, 1], 2 * exact.dual_coef_, rtol=1e-10,
+                               atol=1e-10 * scale)
+    f32 = NystromKernelRidge(solver="cholesky", **kw).fit(X.astype(np.float32), y)
+    assert f32.dual_coef_.dtype == np.float32
+    np.testing.assert_allclose(f32.predict(X), exact.predict(X), atol=1e-3)
+
+
+def test_auto_picks_cholesky_when_cheaper_as_documented():
+    from kernelkit.solvers.nystrom import choose_nystrom_solver, expected_cg_iterations
+
+    X, y = _data(900)
+    kw = dict(n_centers=60, alpha=1e-3, gamma=0.5, random_state=1)
+    assert NystromKernelRidge(**kw).fit(X, y).solver_ == "cholesky"
+    # capped CG is cheaper than forming the 60 x 60 normal matrix: 1 pass < 60 + f entries
+    assert NystromKernelRidge(max_iter=1, **kw).fit(X, y).solver_ == "cg"
+    # the rule: exact = n M (f + M) + M^3 / 3 against k n M p (+ n M f once or per pass)
+    n, M, d = 12_000, 2_000, 8
+    assert expected_cg_iterations(1e-7, 1000) == 51
+    assert choose_nystrom_solver("auto", n, M, d, keep=True, tol=1e-7,
+                                 max_iter=1000) == "cholesky"
+    # a loose tol expects fewer passes: 3 ln(2 / 0.01) -> 16 passes of 50 < M = 2000
+    assert choose_nystrom_solver("auto", n, M, d, keep=True, tol=1e-2, max_iter=1000) == "cg"
+    # the 1M-row benchmark (M = 5,000, d = 16, 20 iterations, K_nM formed per pass): CG
+    assert choose_nystrom_solver("auto", 10**6, 5000, 16, keep=False, tol=1e-7,
+                                 max_iter=20) == "cg"
+    # the M x M matrices must fit in working memory (3 x 2000^2 x 8 bytes = 92 MiB)
+    assert choose_nystrom_solver("auto", n, M, d, keep=True, tol=1e-7, max_iter=1000,
+                                 working_memory=64) == "cg"
+    assert choose_nystrom_solver("cholesky", 10**6, 5000, 16, keep=False, tol=1e-7,
+                                 max_iter=20) == "cholesky"
+    with pytest.raises(ValueError, match="solver must be one of"):
+        choose_nystrom_solver("lbfgs", n, M, d, keep=True, tol=1e-7, max_iter=20)
+
+
+def test_cholesky_of_a_near_singular_system_warns_its_jitter():
+    # 1-D RBF centers, alpha = 1e-10: H is singular to rounding; the jitter is named
+    from kernelkit.exceptions import JitterWarning
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-3, 3, size=(2000, 1))
+    y = np.sin(X[:, 0])
+    with pytest.warns(JitterWarning, match="Nystrom normal matrix.*solver='cg'"):
+        model = NystromKernelRidge(n_centers=100, alpha=1e-10, gamma=0.5, random_state=0,
+                                   solver="cholesky").fit(X, y)
+    assert np.abs(model.predict(X) - y).max() < 1e-2

@@ -95,6 +95,6 @@ def test_both_callers_build_the_shared_preconditioner(built):
     solve_falkon(KernelOperator(k, X, C), k(C), y, 1e-3, max_iter=5)
     assert built == ["rows", "landmarks"]
     KernelRidge(kernel="rbf", alpha=0.1, solver="cg").fit(X, y)
-    NystromKernelRidge(n_centers=10, alpha=1e-3, random_state=0).fit(X, y)
+    NystromKernelRidge(n_centers=10, alpha=1e-3, random_state=0, solver="cg").fit(X, y)
     assert built == ["rows", "landmarks", "rows", "landmarks"]
     assert not hasattr(preconditioners, "FalkonPreconditioner")  # no second class

@@ -6,7 +6,10 @@ regression with the averaged loss ``(1/n) sum (y_i - f(x_i))^2 + lambda ||f||^2`
     (K_nM^T K_nM + lambda n K_MM) alpha = K_nM^T y,
 
 solved by :func:`~kernelkit.solvers.solve_falkon`: O(n M) memory-free passes per CG
-iteration, O(n d + M^2 + block M) memory. With dask arrays the passes run on a cluster.
+iteration, O(n d + M^2 + block M) memory; or, when that is cheaper, exactly: the M x M
+matrix formed in one pass over the row blocks and factorized
+(:func:`~kernelkit.solvers.nystrom.solve_nystrom_cholesky`). With dask arrays the passes
+run on a cluster, with the same sums as in memory.
 """
 
 from __future__ import annotations
@@ -33,7 +36,12 @@ from ..exceptions import ConvergenceWarning
 from ..kernels import Precomputed
 from ..linalg import DaskRows, fits_in_memory, in_memory_rows, is_dask_array
 from ..linalg.blocks import ROW_QUANTUM, block_rows
-from ..solvers.nystrom import solve_falkon
+from ..solvers.nystrom import (
+    NYSTROM_SOLVERS,
+    choose_nystrom_solver,
+    solve_falkon,
+    solve_nystrom_cholesky,
+)
 from ..solvers.preconditioners import NystromPreconditioner
 
 __all__ = ["NystromKernelRidge"]
@@ -46,15 +54,17 @@ DEFAULT_MAX_ITER = 1000  # cap of max_iter=None ("iterate to tol")
 
 
 class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
-    """Kernel ridge regression on M Nystrom centers, solved by Falkon's preconditioned CG.
+    """Kernel ridge regression on M Nystrom centers, solved exactly or by Falkon's CG.
 
     Minimizes ``(1/n) sum_i (y_i - f(x_i))^2 + alpha ||f||_H^2`` over
     ``f = sum_j dual_coef_j k(centers_j, .)``, i.e. solves
-    ``(K_nM^T K_nM + alpha n K_MM) dual_coef = K_nM^T y`` by conjugate gradients with the
-    Falkon preconditioner ``B = n^-1/2 T^-1 A^-1``, ``T = chol(K_MM + eps M I)``,
-    ``A = chol(T T^T / M + alpha I)`` (Rudi, Carratino & Rosasco, 2017). Each iteration is
-    one pass over the data in row blocks; K is never held, and K_nM only when it fits in
-    ``working_memory`` (then it is formed once instead of once per pass).
+    ``(K_nM^T K_nM + alpha n K_MM) dual_coef = K_nM^T y``, either by conjugate gradients
+    with the Falkon preconditioner ``B = n^-1/2 T^-1 A^-1``, ``T = chol(K_MM + eps M I)``,
+    ``A = chol(T T^T / M + alpha I)`` (Rudi, Carratino & Rosasco, 2017), each iteration one
+    pass over the data in row blocks (K is never held, and K_nM only when it fits in
+    ``working_memory``: then it is formed once instead of once per pass), or by Cholesky:
+    ``K_nM^T K_nM`` summed over the same row blocks in one pass (never the n x n matrix),
+    then one factorization of the M x M system. ``solver="auto"`` takes the cheaper.
 
     With all n points as centers this is exact kernel ridge regression with
     ``KernelRidge(alpha=alpha * n)``: ``alpha`` here is *per sample*.
@@ -76,7 +86,17 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         ``tol`` is met, capped at 1,000. Reaching the cap first warns ``ConvergenceWarning``
         (with the residual reached): the solution is then short of the optimum.
     tol : float, default=1e-7
-        Stop when the relative residual of the preconditioned system is below tol.
+        Stop when the relative residual of the preconditioned system is below tol (CG).
+    solver : {"auto", "cg", "cholesky"}, default="auto"
+        ``"cholesky"`` forms ``H = K_nM^T K_nM + alpha n K_MM`` in one pass over fixed row
+        blocks (``n M^2 + M^3 / 3`` flops, three M x M float64 matrices; float64 whatever
+        ``dtype``) and solves it exactly (jitter, with a JitterWarning, if H is not
+        numerically positive definite); ``"cg"`` runs Falkon's preconditioned CG to
+        ``tol``. ``"auto"`` picks Cholesky when the M x M matrices fit in
+        ``working_memory`` and its flop count is below that of the CG iterations expected
+        at ``tol`` (capped by ``max_iter``): rule and constants in
+        :func:`~kernelkit.solvers.nystrom.choose_nystrom_solver`. E.g. n = 12,000 and
+        M = 2,000 use Cholesky; n = 1,000,000, M = 5,000 and ``max_iter=20`` use CG.
     dtype : {None, "float32", "float64"}, default=None
         Working precision of the kernel products; None keeps float32 input in float32 and
         uses float64 otherwise. In float32 the kernel blocks and their products are float32,
@@ -104,10 +124,14 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         Rows of X used as centers (sorted).
     n_centers_ : int
     kernel_ : Kernel
+    solver_ : {"cg", "cholesky"}
+        The solver used.
     n_iter_ : int
+        CG iterations (passes over the data); 1 for Cholesky.
     converged_ : bool
     history_ : ndarray of shape ``(n_iter_ + 1,)``
-        Relative residual of the preconditioned system, starting at iteration 0.
+        Relative residual of the preconditioned system, starting at iteration 0 (CG);
+        empty for Cholesky.
     n_features_in_ : int
 
     Examples
@@ -134,6 +158,7 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         "center_selection": [StrOptions({"uniform"})],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
         "tol": [Interval(Real, 0, None, closed="left")],
+        "solver": [StrOptions(set(NYSTROM_SOLVERS))],
         "dtype": [StrOptions({"float32", "float64"}), Options(type, {np.float32, np.float64}),
                   Options(np.dtype, {np.dtype(np.float32), np.dtype(np.float64)}), None],
         "random_state": ["random_state"],
@@ -153,6 +178,7 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         dtype=None,
         random_state=None,
         *,
+        solver: str = "auto",
         degree: float = 3,
         coef0: float = 1,
         kernel_params: dict | None = None,
@@ -169,6 +195,7 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.center_selection = center_selection
         self.max_iter = max_iter
         self.tol = tol
+        self.solver = solver
         self.dtype = dtype
         self.working_memory = working_memory
         self.verbose = verbose
@@ -230,14 +257,22 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.center_indices_ = self._select_centers(rows.n_rows)
         centers = rows.take(self.center_indices_)
         itemsize = rows.dtype.itemsize
+        n, M = rows.n_rows, centers.shape[0]
         # fixed blocks that depend on the sizes only: the same partials in every process
-        block = block_rows(centers.shape[0], itemsize, self._block_mib(), n_rows=rows.n_rows,
-                           quantum=ROW_QUANTUM)
+        block = block_rows(M, itemsize, self._block_mib(), n_rows=n, quantum=ROW_QUANTUM)
         # K_nM is formed once and kept across the CG passes when it fits in the working
         # memory (as Falkon does for small problems); otherwise once per pass
-        keep = fits_in_memory(rows.n_rows * centers.shape[0] * itemsize, self._memory_mib())
+        keep = fits_in_memory(n * M * itemsize, self._memory_mib())
+        self.solver_ = choose_nystrom_solver(
+            self.solver, n, M, rows.n_features, keep=keep, tol=float(self.tol),
+            max_iter=self._max_iter(), working_memory=self._memory_mib())
+        # Cholesky reads K_nM once: no block is worth keeping
+        keep = keep and self.solver_ == "cg"
         knm = rows.kernel_operator(self.kernel_, centers, block, keep_blocks=keep)
         return self._solve(knm, centers, y)
+
+    def _max_iter(self) -> int:
+        return DEFAULT_MAX_ITER if self.max_iter is None else int(self.max_iter)
 
     def _fit_rows(self, X, y):
         """Where the rows live (:mod:`kernelkit.linalg.sources`), in the working dtype,
@@ -260,8 +295,15 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         # CG recurrences (vectors of length M) run in float64. The preconditioner's jitter
         # eps M follows the working dtype (K_MM carries float32 rounding in float32).
         kmm = self.kernel_(centers)
+        if self.solver_ == "cholesky":
+            res = solve_nystrom_cholesky(knm, kmm, y, float(self.alpha))
+        else:
+            res = self._solve_cg(knm, kmm, y)
+        return self._store(res, knm, centers)
+
+    def _solve_cg(self, knm, kmm, y):
         precond = NystromPreconditioner(kmm, float(self.alpha), knm.shape[0])
-        max_iter = DEFAULT_MAX_ITER if self.max_iter is None else int(self.max_iter)
+        max_iter = self._max_iter()
         with progress_bar(self.verbose, total=max_iter, desc="Falkon CG") as bar:
             def report(it, coef, rel):
                 bar.update()
@@ -281,7 +323,10 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
             warnings.warn(
                 f"NystromKernelRidge: conjugate gradients {why}. Smallest relative residual "
                 f"{best:.3g} > tol={self.tol}: the solution is short of the optimum.",
-                ConvergenceWarning, stacklevel=3)
+                ConvergenceWarning, stacklevel=4)
+        return res
+
+    def _store(self, res, knm, centers):
         self.centers_ = centers
         self.n_centers_ = centers.shape[0]
         self.dual_coef_ = res.coef.astype(knm.block_dtype, copy=False)

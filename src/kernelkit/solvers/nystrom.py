@@ -17,17 +17,38 @@ whose condition number stays bounded as lambda -> 0. T^-1 and A^-1 are applied b
 triangular solves (never formed). K_nM is never held: each CG iteration is one pass of
 ``K_nM^T (K_nM v)`` over row blocks (``normal_matmul`` of a
 :class:`~kernelkit.linalg.KernelOperator`, or of its dask version on a cluster).
+
+The exact alternative (:func:`solve_nystrom_cholesky`) forms H of (1) in one pass over the
+row blocks (``K_b^T K_b`` summed in block order, ``normal_gram``; never the n x n matrix)
+and factorizes it: n M^2 + M^3 / 3 flops against CG's passes, each memory-bound over the
+n M entries of K_nM. :func:`choose_nystrom_solver` compares the two costs (rule in its
+docstring).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._result import Result
-from ..linalg import pcg
+from ..linalg import cho_solve, fits_in_memory, jitter_cholesky, pcg
 from .preconditioners import NystromPreconditioner
 
-__all__ = ["FalkonPreconditioner", "solve_falkon"]
+__all__ = ["FalkonPreconditioner", "solve_falkon", "solve_nystrom_cholesky",
+           "choose_nystrom_solver", "expected_cg_iterations", "NYSTROM_SOLVERS"]
+
+NYSTROM_SOLVERS = ("auto", "cg", "cholesky")
+# Costs of a kernel entry of K_nM in units of one flop of a large GEMM (measured on the
+# development machine, 2 cores, n = 12,000-50,000, M = 500-2,000, d = 8-16): a CG pass over
+# K_nM held in memory (two memory-bound products per entry) costs 45-58, forming an entry
+# (GEMM of factor rows, then exp) 110-160 with d = 8-16.
+PASS_FLOPS = 50.0
+FORM_FLOPS = 60.0  # + 4 d, see _form_flops
+# CG's iterations to a relative residual tol with sqrt(condition) = 6 for Falkon's system:
+# k = sqrt(kappa) / 2 ln(2 / tol) (the textbook bound); 51 at tol = 1e-7, where Falkon took
+# 58-94 iterations at lambda n = 1e-2 and about 20 at lambda n = 1
+CG_SQRT_CONDITION = 6.0
 
 # solve_falkon returns an earlier iterate when the last residual is this much larger
 BEST_ITERATE_FACTOR = 10.0
@@ -165,3 +186,111 @@ def _pcg_best_iterate(apply_H, rhs, tol, max_iter, recompute_every, callback):
     if best["beta"] is not None and res.history[-1] > BEST_ITERATE_FACTOR * best["rel"]:
         return res, best["beta"], best["it"]
     return res, res.coef, res.n_iter
+
+
+def _form_flops(n_features: int) -> float:
+    # forming one entry k(x, c): a GEMM of factor rows (2 (d + 2) flops) and the kernel's map
+    return FORM_FLOPS + 4.0 * n_features
+
+
+def expected_cg_iterations(tol: float, max_iter: int) -> int:
+    """CG iterations that ``"auto"`` expects: ``sqrt(kappa) / 2 ln(2 / tol)`` with
+    ``sqrt(kappa) = 6`` (:data:`CG_SQRT_CONDITION`), at most ``max_iter``.
+
+    Examples
+    --------
+    >>> from kernelkit.solvers.nystrom import expected_cg_iterations
+    >>> expected_cg_iterations(1e-7, 1000), expected_cg_iterations(1e-7, 20)
+    (51, 20)
+    """
+    if tol <= 0:
+        return int(max_iter)
+    # k = sqrt(kappa) / 2 * ln(2 / tol): CG's error bound 2 ((sqrt k - 1)/(sqrt k + 1))^k
+    return int(min(max_iter, math.ceil(CG_SQRT_CONDITION / 2 * math.log(2.0 / tol))))
+
+
+def choose_nystrom_solver(solver: str, n: int, M: int, n_features: int, *, keep: bool,
+                          tol: float, max_iter: int, working_memory=None) -> str:
+    """``"cg"`` or ``"cholesky"`` for the Nystrom KRR system (1); ``"auto"`` picks the
+    cheaper by flop counts in units of one GEMM flop.
+
+    - Cholesky: form K_nM once (``n M f``, ``f = 60 + 4 d`` per entry), ``K_nM^T K_nM``
+      (``n M^2``, a symmetric rank-k update) and factorize ``H`` (``M^3 / 3``);
+    - CG: ``k`` passes (:func:`expected_cg_iterations`) of ``n M p`` each (``p = 50``: two
+      memory-bound products per entry), plus forming K_nM once when it is kept
+      (``keep``), on every pass otherwise.
+
+    Cholesky also needs its three M x M float64 matrices (H, K_MM, one block's product) to
+    fit in ``working_memory``; else CG. A named solver is returned as it is.
+
+    Examples
+    --------
+    >>> from kernelkit.solvers.nystrom import choose_nystrom_solver
+    >>> kw = dict(keep=True, tol=1e-7, max_iter=1000)
+    >>> choose_nystrom_solver("auto", 12_000, 2_000, 8, **kw)
+    'cholesky'
+    >>> choose_nystrom_solver("auto", 10**6, 5_000, 16, keep=False, tol=1e-7, max_iter=20)
+    'cg'
+    """
+    if solver not in NYSTROM_SOLVERS:
+        raise ValueError(f"solver must be one of {NYSTROM_SOLVERS}; got {solver!r}.")
+    if solver != "auto":
+        return solver
+    if not fits_in_memory(3 * M * M * 8, working_memory):
+        return "cg"
+    form = n * M * _form_flops(n_features)
+    exact = form + n * M * M + M**3 / 3  # form K_nM, K_nM^T K_nM (syrk), Cholesky of H
+    k = expected_cg_iterations(tol, max_iter)
+    passes = k * n * M * PASS_FLOPS + (form if keep else k * form)
+    return "cholesky" if exact <= passes else "cg"
+
+
+def solve_nystrom_cholesky(knm, kmm: np.ndarray, y, penalty: float) -> Result:
+    """Solve the Nystrom KRR system (1) exactly: ``H = K_nM^T K_nM + lambda n K_MM`` formed
+    in one pass over fixed row blocks, then factorized.
+
+    Parameters
+    ----------
+    knm : KernelOperator of shape (n, M) with fixed blocks (``block_rows``)
+        ``K(X, centers)``; only ``normal_gram`` is used (a dask operator: on the cluster,
+        with the same sums as in memory).
+    kmm : ndarray of shape (M, M)
+    y : array of shape (n,) or (n, k)
+    penalty : float
+        Per-sample ridge penalty lambda (> 0).
+
+    Returns
+    -------
+    Result
+        ``coef`` = alpha (float64, shape (M,) or (M, k)), ``n_iter`` 1 (one pass over the
+        data), ``history`` empty, ``info`` with the Cholesky ``"jitter"`` (a JitterWarning
+        says when it is not 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import RBF
+    >>> from kernelkit.linalg import KernelOperator
+    >>> from kernelkit.solvers.nystrom import solve_nystrom_cholesky
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 2)); y = np.sin(X[:, 0]); C = X[:20]
+    >>> res = solve_nystrom_cholesky(KernelOperator(RBF(), X, C, block_rows=64), RBF()(C), y,
+    ...                              1e-4)
+    >>> Knm = RBF()(X, C)
+    >>> H = Knm.T @ Knm + 1e-4 * 200 * RBF()(C)
+    >>> bool(np.allclose(H @ res.coef, Knm.T @ y))
+    True
+    """
+    n, M = knm.shape
+    if kmm.shape != (M, M):
+        raise ValueError(f"kmm must have shape ({M}, {M}); got {kmm.shape}.")
+    if not penalty > 0:
+        raise ValueError(f"penalty must be > 0; got {penalty!r}.")
+    H, rhs = knm.normal_gram(y)  # K_nM^T K_nM, K_nM^T y: float64 sums in block order
+    kmm = np.asarray(kmm, dtype=np.float64)
+    H += (penalty * n) * kmm  # H = K_nM^T K_nM + lambda n K_MM  (1)
+    L, jitter = jitter_cholesky(
+        H, overwrite_a=True, what="Nystrom normal matrix K_nM^T K_nM + alpha n K_MM",
+        hint="increase alpha, use fewer centers or solver='cg'")
+    alpha = cho_solve(L, rhs)  # L L^T alpha = K_nM^T y
+    return Result(alpha, 1, True, [], {"jitter": jitter})
