@@ -211,3 +211,15 @@ def test_algebra_takes_kernels_and_numbers_only():
     # the parts say what they are: a constant factor scales, white noise adds a diagonal
     assert kernels.Constant(2.0).is_constant and not k.is_constant
     assert kernels.White(0.1).adds_to_diagonal and not k.adds_to_diagonal
+
+
+def test_exp_factors_are_the_exp_form_of_tile_factors():
+    # one capability: exp_factors is tile_factors read as K = exp(A B^T), when its map is exp
+    X = np.random.default_rng(0).uniform(size=(7, 2))
+    A, B = kernels.RBF(0.8).exp_factors(X)
+    f = kernels.RBF(0.8).tile_factors(X)
+    assert f.pair is None and np.array_equal(A, f.A) and np.array_equal(B, f.B)
+    np.testing.assert_allclose(np.exp(A @ B.T), kernels.RBF(0.8)(X), rtol=1e-12)
+    for k in (2.0 * kernels.RBF(0.8), kernels.Matern(0.8), kernels.Laplacian(0.8),
+              kernels.Polynomial(2)):
+        assert k.tile_factors(X) is not None and k.exp_factors(X) is None

@@ -15,7 +15,7 @@ import numpy as np
 from .._scratch import scratch_empty
 from ._contractions import CROSS, DIAG, GRADIENT, INPUT, SQUARE, Contraction
 from ._params import _as_float_array, _n_rows
-from .kernel import ALGEBRA, Kernel, _float_dtype
+from .kernel import ALGEBRA, Kernel, TileFactors, _float_dtype
 
 __all__ = ["Sum", "Product", "Scale", "Constant"]
 
@@ -92,7 +92,7 @@ def times_constant(factors, c):
         apply(T)
         T *= c
 
-    return A, B, pair, scaled
+    return TileFactors(A, B, pair, scaled)
 
 
 def _constant_factor(k1: Kernel, k2: Kernel):

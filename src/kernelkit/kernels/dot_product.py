@@ -9,6 +9,7 @@ import numpy as np
 from . import _distances as dist
 from ._sparse import SparseRowProducts, as_sparse_rows, is_sparse
 from .base import Kernel
+from .kernel import TileFactors
 
 __all__ = ["Linear", "Polynomial", "DotProduct"]
 
@@ -88,7 +89,8 @@ class Polynomial(Kernel):
         B = np.empty((Yr.shape[0], Yr.shape[1] + 1), dtype=X.dtype)
         B[:, :-1] = Yr
         B[:, -1] = 1.0
-        return A, B, None, functools.partial(dist.tile_power, degree=float(self.degree))
+        return TileFactors(A, B, None,
+                           functools.partial(dist.tile_power, degree=float(self.degree)))
 
     def _compute(self, X, Y):
         G = dist.gram(X, Y)

@@ -15,19 +15,32 @@ themselves in ``ALGEBRA``, so that this module imports none of them (no import c
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import clone
 
 from .._memory import require_memory
+from ._distances import tile_exp
 from ._params import Hyperparameter, Parametrized, _as_float_array, _n_rows, refuse_sparse
 
-__all__ = ["Kernel", "Hyperparameter", "ALGEBRA"]
+__all__ = ["Kernel", "Hyperparameter", "TileFactors", "ALGEBRA"]
 
 #: the classes the algebra builds, by role: "sum", "product", "scale" and "constant" (a
 #: number in a sum), filled by composite.py; "power", filled by exponentiation.py
 ALGEBRA: dict[str, type] = {}
+
+
+class TileFactors(NamedTuple):
+    """How tiles of a kernel matrix are formed (:meth:`Kernel.tile_factors`): the tile of
+    rows I and columns J is ``pair(A[I], B[J], T)`` (``pair`` None: ``A[I] B[J]^T``) into
+    T, then ``apply(T)`` in place."""
+
+    A: np.ndarray
+    B: np.ndarray
+    pair: Callable | None
+    apply: Callable
 
 
 class Kernel(Parametrized):
@@ -111,24 +124,36 @@ class Kernel(Parametrized):
         return False
 
     # -------------------------------- fast paths blockwise code may ask for (None: absent)
-    def exp_factors(self, X, Y=None) -> tuple[np.ndarray, np.ndarray] | None:
-        """``(A, B)`` with ``K(X, Y) = exp(min(A B^T, 0))`` when this kernel is the
-        exponential of one matrix product (the RBF: its fast Gram path), else None. Lets
-        blockwise code form any tile of K with one GEMM and an in-place exp (row caches,
-        tiled Gram matrices) without knowing the kernel's type."""
-        return None
-
-    def tile_factors(self, X, Y=None):
+    def tile_factors(self, X, Y=None) -> TileFactors | None:
         """How a tile of ``K(X, Y)`` is formed from factor rows, or None.
 
-        Returns ``(A, B, pair, apply)`` for dense float rows (``Y=None``: X with itself): a
-        tile of rows I and columns J is ``pair(A[I], B[J], T)`` written into T (``pair``
-        None: the product ``A[I] B[J]^T``), then ``apply(T)`` in place, a serial map that
-        worker threads may run side by side. :mod:`kernelkit.linalg.fused` forms products
-        tile by tile from these without knowing the kernel's type; kernels without such a
-        form return None.
+        Returns :class:`TileFactors` ``(A, B, pair, apply)`` for dense float rows (``Y=None``:
+        X with itself): a tile of rows I and columns J is ``pair(A[I], B[J], T)`` written
+        into T (``pair`` None: the product ``A[I] B[J]^T``), then ``apply(T)`` in place, a
+        serial map that worker threads may run side by side. :mod:`kernelkit.linalg.fused`
+        forms products tile by tile from these without knowing the kernel's type; kernels
+        without such a form return None.
         """
         return None
+
+    def exp_factors(self, X, Y=None) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(A, B)`` with ``K(X, Y) = exp(min(A B^T, 0))``: the :meth:`tile_factors` of a
+        kernel whose tiles are the exponential of one matrix product (the RBF), else None.
+
+        Lets blockwise code form any tile of K with one GEMM and an in-place exp (row
+        caches, tiled Gram matrices) without knowing the kernel's type.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kernelkit.kernels import RBF
+        >>> X = np.array([[0.0], [1.0], [3.0]])
+        >>> A, B = RBF(1.5).exp_factors(X)
+        >>> bool(np.allclose(np.exp(np.minimum(A @ B.T, 0)), RBF(1.5)(X)))
+        True
+        """
+        f = self.tile_factors(X, Y)
+        return (f.A, f.B) if f is not None and f.pair is None and f.apply is tile_exp else None
 
     def sparse_row_products(self, X):
         """For sparse X, an object whose ``into(out, rows, slots)`` writes rows of K(X, X)

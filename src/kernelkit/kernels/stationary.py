@@ -14,7 +14,7 @@ from .._scratch import scratch_empty
 from . import _distances as dist
 from ._sparse import SparseRowProducts, as_sparse_rows, is_sparse, scale_columns
 from .base import Kernel
-from .kernel import _frobenius
+from .kernel import TileFactors, _frobenius
 
 __all__ = ["RBF", "Laplacian", "Matern", "RationalQuadratic", "ExpSineSquared"]
 
@@ -193,10 +193,9 @@ class RBF(_LengthScaleKernel):
         self.length_scale = length_scale
         self.length_scale_bounds = length_scale_bounds
 
-    def exp_factors(self, X, Y=None):
-        if is_sparse(X) or is_sparse(Y):
-            return None  # the augmented rows would be dense: the plain sparse path serves
-        # -1/2 ||x/l - y/l||^2 = [x/l, ||x/l||^2, 1] . [y/l, -1/2, -1/2 ||y/l||^2]
+    def _exp_rows(self, X, Y):
+        """Dense rows ``A``, ``B`` with ``A B^T = -1/2 ||x/l - y/l||^2``: the exponent by one
+        GEMM, ``[x/l, ||x/l||^2, 1] . [y/l, -1/2, -1/2 ||y/l||^2]``."""
         Xs = self._scaled(X)
         return (dist.augmented(Xs, left=True),
                 dist.augmented(Xs if Y is None else self._scaled(Y), left=False))
@@ -204,8 +203,8 @@ class RBF(_LengthScaleKernel):
     def tile_factors(self, X, Y=None):
         if not _dense_pair(X, Y):
             return None
-        A, B = self.exp_factors(*dist.centre_pair(X, Y))  # exp(A B^T) = K
-        return A, B, None, dist.tile_exp
+        # exp(A B^T) = K (so exp_factors gives A, B), rows centred as _exponent's
+        return TileFactors(*self._exp_rows(*dist.centre_pair(X, Y)), None, dist.tile_exp)
 
     def sparse_row_products(self, X):
         """Rows of exp(-||x - y||^2 / (2 l^2)) for sparse X from its columns: gamma
@@ -223,10 +222,10 @@ class RBF(_LengthScaleKernel):
             B = self._sqdist_scaled(X, Y)
             B *= -0.5
             return B
-        # one GEMM of the exp_factors of X and Y centred on their common mean (distances
+        # one GEMM of the exponent's rows of X and Y centred on their common mean (distances
         # unchanged, the cancellation of the expansion shrinks for data far from 0)
         Xc, Yc = dist.centre_pair(X, Y)
-        B = dist.gram(*self.exp_factors(Xc, Yc))
+        B = dist.gram(*self._exp_rows(Xc, Yc))
         np.minimum(B, 0.0, out=B)  # clip rounding: ||x - y||^2 >= 0
         if Y is None:
             np.fill_diagonal(B, 0.0)
@@ -349,7 +348,8 @@ class Laplacian(_LengthScaleKernel):
         if not _dense_pair(X, Y):
             return None
         Xs = self._scaled(X)  # exp(-||a - b||_1) over the scaled rows
-        return Xs, Xs if Y is None else self._scaled(Y), dist.tile_l1, dist.tile_neg_exp
+        return TileFactors(Xs, Xs if Y is None else self._scaled(Y), dist.tile_l1,
+                           dist.tile_neg_exp)
 
     def _compute(self, X, Y):
         # k = exp(-sum_d |x_d - y_d| / l_d)
@@ -425,8 +425,8 @@ class Matern(_LengthScaleKernel):
         Xc, Yc = dist.centre_pair(X, Y)
         Xs = self._scaled(Xc)  # r^2 = -2 A B^T, A and B the RBF's augmented rows
         Ys = Xs if Yc is None else self._scaled(Yc)
-        return (dist.augmented(Xs, left=True), dist.augmented(Ys, left=False), None,
-                functools.partial(dist.tile_matern, nu2=nu2))
+        return TileFactors(dist.augmented(Xs, left=True), dist.augmented(Ys, left=False), None,
+                           functools.partial(dist.tile_matern, nu2=nu2))
 
     def _compute(self, X, Y):
         nu2 = self._nu2()
