@@ -136,17 +136,15 @@ def _cell_lines(cell: str, w: int, words: bool) -> list[str]:
 def _shrunk(header: list[str], rows: list[list[str]], room: int, right_from: int,
             floor: int) -> tuple[list[str], list[list[str]]] | None:
     """The lines of the header and of each row of a table at most ``room`` wide, its word
-    columns (those before ``right_from``) wrapped, none narrower than ``floor`` (or its
-    widest cell; ``floor=0``: its longest word, so that no word is broken); None if that is
-    still too wide."""
+    columns (those before ``right_from``) wrapped between words, none narrower than
+    ``floor`` or its longest word (or than its widest cell, if that is less); None if that
+    is still too wide."""
     n = len(header)
     widths = [max(len(header[j]), *(len(r[j]) for r in rows)) for j in range(n)]
-    if floor == 0:
-        longest = [max(len(w) for c in [header[j], *(r[j] for r in rows)] for w in
-                       c.split() or [""]) for j in range(n)]
-        least = [min(w, longest[j]) if j < right_from else w for j, w in enumerate(widths)]
-    else:
-        least = [min(w, floor) if j < right_from else w for j, w in enumerate(widths)]
+    longest = [max(len(w) for c in [header[j], *(r[j] for r in rows)] for w in c.split() or [""])
+               for j in range(n)]
+    least = [min(w, max(floor, longest[j])) if j < right_from else w
+             for j, w in enumerate(widths)]
     while sum(widths) + 2 * (n - 1) > room:
         j = max(range(n), key=lambda k: widths[k] - least[k])
         if widths[j] <= least[j]:
@@ -204,7 +202,7 @@ def _two_lines(header, rows, width: int, indent: str, right_from: int,
     if lead < 1 or all(_shows_number(r[0]) for r in rows):
         return None
     shrunk = _shrunk(header[lead:], [r[lead:] for r in rows], width - len(indent) - 2,
-                     right_from - lead, floor=0)
+                     right_from - lead, floor=8)
     if shrunk is None:
         return None
     head, blocks = shrunk
@@ -232,11 +230,11 @@ def fit_table(header: list[str], rows: list[list[str]], width: int, indent: str 
               right_from: int | None = None, lead: int = 1) -> str:
     """:func:`text_table` in at most ``width`` columns.
 
-    In order, the first that fits: the table as it is; its word columns wrapped (each kept
-    at least 16 wide); two lines a row, the first ``lead`` cells (the model and its data)
-    on a line of their own above the other columns (wrapped between words); the table cut
-    into tables of a few columns, one below the other, each starting with the first column;
-    a record a row ("name: value" pairs under the row's first ``lead`` cells).
+    In order, the first that fits: the table as it is; its word columns wrapped between
+    words (each at least 12 wide); two lines a row, the first ``lead`` cells (the model and
+    its data) on a line of their own above the other columns (wrapped between words); the
+    table cut into tables of a few columns, one below the other, each starting with the
+    first column; a record a row ("name: value" pairs under the row's first ``lead`` cells).
 
     Examples
     --------
@@ -251,7 +249,7 @@ def fit_table(header: list[str], rows: list[list[str]], width: int, indent: str 
     text = text_table(header, rows, indent, right_from)
     if _fits(text, width) or not rows:
         return text
-    shrunk = _shrunk(header, rows, width - len(indent), right_from, floor=16)
+    shrunk = _shrunk(header, rows, width - len(indent), right_from, floor=12)
     if shrunk is not None:
         head, blocks = shrunk
         return "\n".join(indent + line for line in head + [x for b in blocks for x in b])
