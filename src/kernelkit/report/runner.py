@@ -202,8 +202,8 @@ def _plural(n: int, word: str) -> str:
 def _print_section(res: SectionResult, out: TextIO, quick: bool, width: int = 100) -> None:
     """A section's tables, warnings and time, every line at most ``width`` columns (a table
     too wide for one line a row takes two: see :func:`~kernelkit.report.tables.fit_table`)."""
-    def say(text: str, keep_words: bool = False) -> None:
-        print(wrap(text, width, IND, IND + "  ", keep_words), file=out, flush=True)
+    def say(text: str) -> None:
+        print(wrap(text, width, IND, IND + "  "), file=out, flush=True)
 
     if not res.ok:
         say(f"FAILED after {res.seconds:.1f}s: {res.error}")
