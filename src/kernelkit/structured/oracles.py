@@ -346,13 +346,15 @@ class ChainOracle(Oracle):
                 raise ValueError(f"sequence {i} must be 2-D (length, n_features); got {x.shape}.")
             if x.shape[0] == 0:
                 raise ValueError(f"sequence {i} has length 0; every sequence needs >= 1 position.")
-            seqs.append(check_array(x, dtype=(np.float64, np.float32)))
+            seqs.append(x)
         d = {s.shape[1] for s in seqs}
         if len(d) > 1:
             raise ValueError(f"sequences have different numbers of features: {sorted(d)}.")
         lengths = np.array([len(s) for s in seqs], dtype=np.int64)
         offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-        return np.concatenate(seqs, axis=0), offsets
+        # one check of all positions (float dtype, finite values) instead of one per sequence
+        parts = check_array(np.concatenate(seqs, axis=0), dtype=(np.float64, np.float32))
+        return parts, offsets
 
     def encode_one(self, y):
         self._check_labels([y])

@@ -54,7 +54,7 @@ class StructuredSVM(JointKernelModel):
         over the whole working set in numba. Converges to high accuracy in few iterations
         on small and medium problems; the working set's Gram matrix must fit in
         ``cache_size``.
-    max_iter : int, default=100
+    max_iter : int, default=300
         Maximum passes over the training examples.
     tol : float, default=1e-3
         Stop when the duality gap is at most ``tol`` relative to the primal objective,
@@ -118,7 +118,7 @@ class StructuredSVM(JointKernelModel):
         "tol": [Interval(Real, 0, None, closed="left")],
     }
 
-    def __init__(self, oracle=None, kernel="rbf", C=1.0, solver="bcfw", max_iter=100, tol=1e-3,
+    def __init__(self, oracle=None, kernel="rbf", C=1.0, solver="bcfw", max_iter=300, tol=1e-3,
                  *, gamma=None, degree=3, coef0=1, kernel_params=None, cache_size=1024,
                  random_state=None, verbose=0):
         self.oracle = oracle
