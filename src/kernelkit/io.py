@@ -185,7 +185,9 @@ def _resolve_class(name: Any, what: str) -> type:
                 f"The model file needs {module}.{qual}, which this kernelkit does not have "
                 "(was the file written by a newer kernelkit?)."
             ) from None
-        if isinstance(obj, type) and obj.__module__ == module:
+        # a kernelkit class, named where it is defined or where a kernelkit module names it
+        # (files written before a class moved, e.g. kernels.base:Sum, now kernels.composite)
+        if isinstance(obj, type) and f"{obj.__module__}.".startswith("kernelkit."):
             cls = obj
     elif module == _SKLEARN_GP_KERNELS:
         cls = _sklearn_gp_kernel_class(qual)
