@@ -55,11 +55,13 @@ class Contraction:
             K = self.factor(k, X, Y)
         return float(np.sum(W * K)), self.of(k, X, Y, W, K, parts)
 
+    def skips(self, k) -> bool:
+        """Whether ``k``'s contraction is empty: a vector over theta with no free entry."""
+        return self.over_theta and not k.n_dims
+
     def part(self, k, X, Y, W, K=None, parts=None):
         """``of``, or nothing at once for a part without free hyperparameters."""
-        if self.over_theta and not k.n_dims:
-            return self.empty()
-        return self.of(k, X, Y, W, K, parts)
+        return self.empty() if self.skips(k) else self.of(k, X, Y, W, K, parts)
 
     def factor(self, k, X, Y):
         """The value of ``k`` this kind weighs by: ``K(X, Y)`` (``Y`` None: ``K(X, X)``)."""

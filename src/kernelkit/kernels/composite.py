@@ -30,9 +30,7 @@ class _Composite(Kernel):
         raise NotImplementedError
 
     def _contract_free(self, kind: Contraction, X, Y, W, K=None, parts=None):
-        if kind.over_theta and not self.n_dims:
-            return kind.empty()
-        return self._contract(kind, X, Y, W, K, parts)
+        return kind.empty() if kind.skips(self) else self._contract(kind, X, Y, W, K, parts)
 
     def gradient(self, X, K=None):
         return self._contract_free(GRADIENT, X, None, None, K)
@@ -60,7 +58,7 @@ def _product_rule(kind: Contraction, k1, k2, K1, K2, X, Y, W, parts):
     # L_{W k1}(dk2)]: each factor contracts W weighed by the other's value
     out, g = None, []
     for k, Kk, Ko in ((k1, K1, K2), (k2, K2, K1)):
-        if kind.over_theta and not k.n_dims:
+        if kind.skips(k):  # no weighing for a factor without free hyperparameters
             g.append(kind.empty())
             continue
         Wk, out = kind.weigh(W, Ko, out)

@@ -47,7 +47,12 @@ class Kernel(Parametrized):
     """Base class of kernelkit kernels.
 
     Subclasses implement ``_compute(X, Y)``, ``diag(X)`` and ``_gradient(X, K, name)``
-    and declare ``_hyperparameters``. Composition: ``k1 + k2``, ``k1 * k2``, ``c * k``.
+    and declare ``_hyperparameters``; closed forms of the gradient contractions
+    (``gradient_dot``, ``cross_gradient_dot``, ``diag_gradient_dot``,
+    ``input_gradient_dot``) and the fast paths (``tile_factors``, ``sparse_row_products``)
+    are optional overrides of the defaults here. Composition: ``k1 + k2``, ``k1 * k2``,
+    ``c * k``, ``k ** p`` (``composite.py``: each contraction of a composite is its parts'
+    by one rule).
 
     Examples
     --------
