@@ -117,16 +117,15 @@ def _pairwise_step(st: DualState, i: int) -> float:
 
 
 def _average(avg: list | None, cur: list, rho: float) -> list:
-    """(1 - rho) avg + rho cur for every array of a state (alphas that grew padded by 0)."""
+    """(1 - rho) avg + rho cur for every array of a DualState state (ragged alphas padded)."""
     if avg is None:
         return cur
     out = [(1.0 - rho) * a + rho * c for a, c in zip(avg[:5], cur[:5])]
-    pairs = [(avg[5], cur[5])] if isinstance(cur[5], np.ndarray) else zip(avg[5], cur[5])
     alphas = []
-    for a, c in pairs:
+    for a, c in zip(avg[5], cur[5]):
         a = np.concatenate([a, np.zeros(len(c) - len(a))])
         alphas.append((1.0 - rho) * a + rho * c)
-    return out + [alphas[0] if isinstance(cur[5], np.ndarray) else alphas]
+    return out + [alphas]
 
 
 class _PythonBlocks:

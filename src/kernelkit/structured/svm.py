@@ -44,10 +44,12 @@ class StructuredSVM(JointKernelModel):
         Weight of the summed structured hinge losses.
     solver : {"bcfw", "cutting_plane"}, default="bcfw"
         ``"bcfw"``: block-coordinate Frank-Wolfe with exact line search (Lacoste-Julien et
-        al. 2013), one loss-augmented inference per example and step, O(1/t) convergence;
-        the solution is the weighted average of the pass iterates (rho_k = 2/(k+2)); after
-        50 passes the steps become pairwise (mass moves from the block's worst active
-        output to the violated one), which converges linearly near the optimum.
+        al. 2013), one loss-augmented inference per example and visit. For a
+        ``ChainOracle`` with the linear kernel, a FeatureMap, or a kernel matrix that fits
+        in ``cache_size``, a whole pass is one numba call: every visit takes a pairwise
+        step toward the Viterbi output and a few more within the example's working set
+        (linear convergence). Otherwise the solution is the weighted average of the pass
+        iterates (rho_k = 2/(k+2)) and after 50 passes the steps become pairwise.
         Memory beyond the kernel cache: the working set's alphas only.
         ``"cutting_plane"``: n-slack cutting planes; each iteration adds every example's
         most violated output (when it beats the example's slack) and re-solves the dual
