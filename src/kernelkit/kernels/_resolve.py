@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import numbers
+import sys
 
 import numpy as np
 
@@ -95,8 +96,7 @@ def resolve_kernel(
 
 
 def _is_sklearn_gp_kernel(obj) -> bool:
-    try:
-        from sklearn.gaussian_process.kernels import Kernel as SkKernel
-    except ImportError:  # pragma: no cover
-        return False
-    return isinstance(obj, SkKernel)
+    # an instance of scikit-learn's GP kernels exists only once their module is loaded:
+    # importing it to ask (it loads sklearn.metrics, ~0.2 s) would cost every fresh process
+    module = sys.modules.get("sklearn.gaussian_process.kernels")
+    return module is not None and isinstance(obj, module.Kernel)

@@ -42,6 +42,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .._interpreted import interpreted, run_interpreted
 from .._memory import row_store
 from .._result import Result
 from .._threads import limit_blas
@@ -664,6 +665,9 @@ def _run_smo(rows: KernelRows, qp: _QP, tol: float, max_iter: int, shrinking: bo
     low = np.where(ys > 0, b > lo, b < hi)
     full = (b, yG, ys, lo, hi, up, low)
     prob = _Problem(full, np.arange(n_var, dtype=np.int64), _FullRows(rows, idx), None)
+    # a small problem runs the loop's own code in CPython (_interpreted.py): numba's start
+    # in a fresh process costs more than the whole solve
+    loop = interpreted(_smo_loop) if run_interpreted(n_var, _smo_loop) else _smo_loop
     # rows come one at a time: a one-row product gains nothing from BLAS threads
     with limit_blas(1):
         while True:
@@ -671,12 +675,12 @@ def _run_smo(rows: KernelRows, qp: _QP, tol: float, max_iter: int, shrinking: bo
             args = (*prob.arrays, view.idx, view.diag, view.data, view.slot_of,
                     view.last_used, view.tick, prob.active, prob.act, prob.scratch,
                     _MASKED_ABOVE, state, fstate, tol, max_iter, shrinking, _COMPACT_BELOW)
-            status = _smo_loop(*args)
+            status = loop(*args)
             while status == _NEED_ROW:  # the same problem: its arguments as they are
                 # one row at a time: SMO touches few rows (letters, n=16,000: ~3,000), and
                 # prefetching by violation computed 4x more rows than it saved calls
                 view.fetch(int(state[4]))
-                status = _smo_loop(*args)
+                status = loop(*args)
             live = prob.write_back(full, state[1])  # the variables still active, in full
             if status == _COMPACT:
                 prob = _Problem.compacted(full, live, rows, idx, prob.view)

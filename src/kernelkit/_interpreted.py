@@ -1,0 +1,94 @@
+"""A numba function run by CPython: the same code, for problems too small to pay numba's start.
+
+The first call of a numba function in a fresh process costs numba's start-up even when its
+machine code is cached (the typing and lowering registries, the runtime, the cache index and
+the code library: ~0.3 s idle, seconds on a loaded machine), and its compilation when the
+cache is empty, while a fit on a few dozen rows needs a millisecond of the loop itself.
+:func:`interpreted` gives the loop's own Python source as CPython runs it
+(``dispatcher.py_func``), with every numba function it calls replaced by its interpreted twin
+too, so that a small problem never enters numba. There is one copy of the mathematics: the
+same operations in the same order, so the results are the same (the tests compare both runs
+of every loop that uses this, bit for bit). :func:`run_interpreted` is the rule: a problem of
+at most ``INTERPRETED_MAX`` variables, as long as the loop has no machine code in this
+process yet (once it has, the compiled loop is free and faster).
+
+Examples
+--------
+>>> import numpy as np
+>>> from numba import njit
+>>> from kernelkit._interpreted import interpreted
+>>> @njit
+... def total(x):
+...     s = 0.0
+...     for v in x:
+...         s += v
+...     return s
+>>> float(interpreted(total)(np.arange(4.0))), total.signatures  # nothing compiled
+(6.0, [])
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+
+import numpy as np
+
+__all__ = ["INTERPRETED_MAX", "interpreted", "run_interpreted"]
+
+#: problems of at most this many variables (rows, candidates) may run interpreted: there the
+#: loops take milliseconds in CPython (an SMO solve of 128 variables ~25 ms), against
+#: numba's start of ~0.3 s in a fresh process
+INTERPRETED_MAX = 128
+
+_TWINS: dict = {}  # dispatcher -> its interpreted twin (a cache: one twin per numba function)
+
+
+def _is_dispatcher(obj) -> bool:
+    # numba's Dispatcher, recognized without importing numba
+    return hasattr(obj, "py_func") and type(obj).__module__.startswith("numba.")
+
+
+def _global_names(code) -> set:
+    names = set(code.co_names)
+    for const in code.co_consts:  # nested functions' code
+        if isinstance(const, types.CodeType):
+            names |= _global_names(const)
+    return names
+
+
+def _twin(func):
+    twin = _TWINS.get(func)
+    if twin is not None:
+        return twin
+    py = func.py_func
+    env = dict(py.__globals__)  # the module's names, with the numba callees swapped below
+    twin = types.FunctionType(py.__code__, env, py.__name__, py.__defaults__, py.__closure__)
+    _TWINS[func] = twin  # before the callees: a recursive function finds itself
+    for name in _global_names(py.__code__):
+        value = env.get(name)
+        if _is_dispatcher(value):
+            env[name] = _twin(value)
+    return twin
+
+
+def run_interpreted(size: int, func) -> bool:
+    """Whether a problem of ``size`` variables runs ``func`` interpreted: ``size <=
+    INTERPRETED_MAX`` and ``func`` (a numba dispatcher) not yet compiled or loaded here."""
+    return size <= INTERPRETED_MAX and _is_dispatcher(func) and not func.overloads
+
+
+def interpreted(func):
+    """The Python function behind the numba dispatcher ``func``, calling the interpreted
+    twins of the numba functions it calls, run with NumPy's floating-point warnings off (as
+    compiled code runs); ``func`` itself if it is not a dispatcher."""
+    if not _is_dispatcher(func):
+        return func
+    twin = _twin(func)
+
+    @functools.wraps(twin)
+    def run(*args):
+        with np.errstate(all="ignore"):
+            return twin(*args)
+
+    return run
