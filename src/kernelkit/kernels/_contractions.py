@@ -56,12 +56,10 @@ class Contraction:
         return float(np.sum(W * K)), self.of(k, X, Y, W, K, parts)
 
     def skips(self, k) -> bool:
-        """Whether ``k``'s contraction is empty: a vector over theta with no free entry."""
+        """Whether ``k``'s contraction is empty: a vector over theta with no free entry
+        (asked before work that only a free entry needs; each kernel's own method returns
+        its empty contraction at once)."""
         return self.over_theta and not k.n_dims
-
-    def part(self, k, X, Y, W, K=None, parts=None):
-        """``of``, or nothing at once for a part without free hyperparameters."""
-        return self.empty() if self.skips(k) else self.of(k, X, Y, W, K, parts)
 
     def factor(self, k, X, Y):
         """The value of ``k`` this kind weighs by: ``K(X, Y)`` (``Y`` None: ``K(X, X)``)."""
@@ -175,9 +173,6 @@ class _Diag(Contraction):
 
     def of(self, k, X, Y, W, K, parts):
         return k.diag_gradient_dot(X, W)
-
-    def value_and(self, k, X, Y, W, K, parts):
-        return float(W @ self.factor(k, X, Y)), self.of(k, X, Y, W, K, parts)
 
     def factor(self, k, X, Y):
         return k.diag(X)

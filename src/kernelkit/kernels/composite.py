@@ -50,7 +50,7 @@ class _Composite(Kernel):
 
 def _sum_rule(kind: Contraction, k1, k2, X, Y, W, parts):
     # L_W(d(k1 + k2)) = [L_W(dk1), L_W(dk2)]: each part contracts W itself
-    return kind.join(kind.part(k1, X, Y, W, None, parts), kind.part(k2, X, Y, W, None, parts))
+    return kind.join(kind.of(k1, X, Y, W, None, parts), kind.of(k2, X, Y, W, None, parts))
 
 
 def _product_rule(kind: Contraction, k1, k2, K1, K2, X, Y, W, parts):
@@ -74,7 +74,7 @@ def _scale_rule(kind: Contraction, c: float, free: bool, first: bool, k, X, Y, W
         s, g = kind.value_and(k, X, Y, W, Kk, parts)
         own = kind.own(c, s)
     else:
-        g, own = kind.part(k, X, Y, W, Kk, parts), kind.empty()
+        g, own = kind.of(k, X, Y, W, Kk, parts), kind.empty()
     g = kind.scaled(c, g)
     return kind.join(own, g) if first else kind.join(g, own)
 

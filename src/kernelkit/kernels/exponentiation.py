@@ -51,7 +51,7 @@ class Exponentiation(_Wrapper):
         Ki = kind.factor(self.kernel, X, Y)
         F = Ki ** (self.exponent - 1.0)
         F *= self.exponent
-        return kind.part(self.kernel, X, Y, kind.weigh(W, F)[0], Ki)
+        return kind.of(self.kernel, X, Y, kind.weigh(W, F)[0], Ki, None)
 
 
 ALGEBRA["power"] = Exponentiation  # what k ** p builds (see Kernel.__pow__)
