@@ -172,8 +172,8 @@ def _bigram_change(zv, zs, T, S, C, acc, idx, uj, uv):
 
 
 @njit(cache=True)
-def _violation(G, Wt, zt, z, T, normalize):
-    """(H_i(z), Delta(y_i, z), number of wrong positions)."""
+def _violation(G, Wt, zt, z, T, normalize, f_true):
+    """(H_i(z), Delta(y_i, z), number of wrong positions); ``f_true`` = f(y_i)."""
     wrong = 0
     for t in range(T):
         if z[t] != zt[t]:
@@ -181,7 +181,7 @@ def _violation(G, Wt, zt, z, T, normalize):
     if wrong == 0:
         return 0.0, 0.0, 0
     loss = wrong / T if normalize else float(wrong)  # Hamming, (1/T) sum_t or sum_t
-    return loss + _chain_score(G, Wt, z, T) - _chain_score(G, Wt, zt, T), loss, wrong
+    return loss + _chain_score(G, Wt, z, T) - f_true, loss, wrong
 
 
 @njit(cache=True)
@@ -237,7 +237,7 @@ def _block_visit(sc, bl, i, G, Kii, z, dU, dU_sum, acc, idx, uj, uv, max_steps):
     zt = bl.Z[a:b]
     C = bl.C
     _viterbi_into(Gi, Wt, zt, True, bl.normalize, zi)  # loss-augmented inference
-    h, _, wrong = _violation(Gi, Wt, zt, zi, T, bl.normalize)
+    h, _, wrong = _violation(Gi, Wt, zt, zi, T, bl.normalize, _chain_score(Gi, Wt, zt, T))
     star = _find_or_add(bl, i, zi, T) if wrong > 0 and h > 0.0 else -1
     for t in range(T):
         for s in range(S):
@@ -255,10 +255,11 @@ def _block_visit(sc, bl, i, G, Kii, z, dU, dU_sum, acc, idx, uj, uv, max_steps):
         v, h_v, l_v = -2, np.inf, 0.0
         if mass_true > 1e-12 * C:
             v, h_v = -1, 0.0
+        f_true = _chain_score(Gi, Wt, zt, T)
         p = bl.head[i]
         while p >= 0:
             zp = bl.states[bl.start[p]:bl.start[p] + T]
-            h, loss, _ = _violation(Gi, Wt, zt, zp, T, bl.normalize)
+            h, loss, _ = _violation(Gi, Wt, zt, zp, T, bl.normalize, f_true)
             if (step == 0 and p == star) or (step > 0 and h > h_s):
                 sv, h_s, l_s = p, h, loss
             if bl.alpha[p] > 0.0 and h < h_v:
@@ -334,7 +335,8 @@ def _hinge_sum(G, Wt, offsets, Z, normalize):
     for i in range(len(offsets) - 1):
         a, b = offsets[i], offsets[i + 1]
         _viterbi_into(G[a:b], Wt, Z[a:b], True, normalize, z[a:b])
-        h, _, _ = _violation(G[a:b], Wt, Z[a:b], z[a:b], b - a, normalize)
+        h, _, _ = _violation(G[a:b], Wt, Z[a:b], z[a:b], b - a, normalize,
+                             _chain_score(G[a:b], Wt, Z[a:b], b - a))
         total += max(h, 0.0)
     return total
 
