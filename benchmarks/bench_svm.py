@@ -1,11 +1,15 @@
 """MulticlassSVM vs SVC (one-vs-one libsvm) on letters; OneClassSVM(nu) vs scikit-learn's.
 
-Targets (issue 4): MulticlassSVM (both losses) accuracy >= SVC's - 0.3 points with fit
-<= 5x SVC's time; OneClassSVM(nu=0.05) on n = 20,000, d = 10 Gaussian data: >= 99.5% of the
-decisions equal to scikit-learn's, fit <= 1.5x its time.
+Targets (issue 4, 20, 35): MulticlassSVM (both losses) at its default tolerance: accuracy
+>= SVC's - 0.3 points, fit <= 1x SVC's time, two pass orders (random_state) agreeing on
+>= 99.9% of the test labels; OneClassSVM(nu=0.05) on n = 20,000, d = 10 Gaussian data:
+>= 99.5% of the decisions equal to scikit-learn's, fit <= 1.5x its time.
 """
 
 from __future__ import annotations
+
+import os
+import time
 
 import numpy as np
 from sklearn.svm import SVC
@@ -22,35 +26,57 @@ from ._harness import Row, timeit
 GAMMA = 0.2
 C_SVC = 10.0
 C_OURS = 10.0
-TOL = 0.1  # relative duality gap; test accuracy is flat from far looser gaps (see notes)
+# issue 35: MulticlassSVM runs at its defaults (tol, max_iter, shrinking), only C and gamma
+# set; the cases are (loss, training rows, gamma): letters at 16,000 rows (gamma 0.2, both
+# losses) and the issue's 10,000 rows at gamma 0.15 (the default loss)
+CASES = (("crammer_singer", 16_000, GAMMA), ("weston_watkins", 16_000, GAMMA),
+         ("weston_watkins", 10_000, 0.15))
+
+
+def _timed(fit):
+    t0 = time.perf_counter()
+    model = fit()
+    return time.perf_counter() - t0, model
+
+
+def _multiclass_case(loss, n, gamma, quick) -> Row:
+    Xtr, ytr, Xte, yte = letters()
+    n = 3000 if quick else n
+    Xtr, ytr = Xtr[:n], ytr[:n]
+    MulticlassSVM(C=1.0, gamma=gamma, loss=loss).fit(Xtr[:200], ytr[:200])  # jit warm-up
+    svc_times, our_times = [], []
+    for _ in range(1 if quick else 3):  # interleaved: ours and SVC see the same load
+        t, svc = _timed(lambda: SVC(C=C_SVC, gamma=gamma).fit(Xtr, ytr))
+        svc_times.append(t)
+        t, m = _timed(lambda: MulticlassSVM(C=C_OURS, gamma=gamma, loss=loss,
+                                            random_state=0).fit(Xtr, ytr))
+        our_times.append(t)
+    t_svc, t = float(np.median(svc_times)), float(np.median(our_times))
+    # repeatability: the same fit with another pass order (random_state=1)
+    m1 = MulticlassSVM(C=C_OURS, gamma=gamma, loss=loss, random_state=1).fit(Xtr, ytr)
+    F0, F1 = m.decision_function(Xte), m1.decision_function(Xte)
+    same = float(np.mean(m.predict(Xte) == m1.predict(Xte)))
+    dmax = float(np.abs(F0 - F1).max() / np.abs(F0).max())
+    acc, acc_svc = float(np.mean(m.predict(Xte) == yte)), float(np.mean(svc.predict(Xte) == yte))
+    return Row(
+        f"MulticlassSVM({loss}) letters n={n} test=4000, RBF gamma={gamma}, defaults",
+        t, t_svc, peer="SVC one-vs-one (libsvm)",
+        agree=f"acc {100 * acc:.2f}% vs {100 * acc_svc:.2f}% ({100 * (acc - acc_svc):+.2f} pts); "
+              f"random_state 0 vs 1: same label {100 * same:.2f}%, max |dF| / max |F| "
+              f"{dmax:.1e}",
+        notes=f"C={C_OURS} (SVC C={C_SVC}), default tol {m.tol:g} (relative duality gap) "
+              f"reached {m.duality_gap_ / m.primal_objective_:.4f} in {m.n_iter_} passes, "
+              f"{m.n_support_} SVs (SVC {int(svc.n_support_.sum())}); fit {t / t_svc:.2f}x "
+              f"SVC, medians of {len(our_times)} interleaved fits (ours "
+              f"{min(our_times):.2f}-{max(our_times):.2f} s, SVC {min(svc_times):.2f}-"
+              f"{max(svc_times):.2f} s); load avg {os.getloadavg()[0]:.1f}",
+        target="acc >= SVC - 0.3 pts, fit <= 1x SVC at defaults, >= 99.9% same labels "
+               "(issue 35)",
+    )
 
 
 def _multiclass(quick: bool) -> list[Row]:
-    Xtr, ytr, Xte, yte = letters()
-    if quick:
-        Xtr, ytr = Xtr[:3000], ytr[:3000]
-    repeat = 1 if quick else 3  # medians: single fits vary by ~20% on this VM
-    t_svc, svc = timeit(lambda: SVC(C=C_SVC, gamma=GAMMA).fit(Xtr, ytr), repeat=repeat,
-                        warmup=0)
-    acc_svc = float(np.mean(svc.predict(Xte) == yte))
-    rows = []
-    for loss in ("crammer_singer", "weston_watkins"):
-        est = MulticlassSVM(C=C_OURS, gamma=GAMMA, loss=loss, tol=TOL, random_state=0)
-        MulticlassSVM(C=1.0, gamma=GAMMA, loss=loss).fit(Xtr[:200], ytr[:200])  # jit warm-up
-        t, m = timeit(lambda est=est: est.fit(Xtr, ytr), repeat=repeat, warmup=0)
-        acc = float(np.mean(m.predict(Xte) == yte))
-        rows.append(Row(
-            f"MulticlassSVM({loss}) letters n={len(ytr)} test=4000, RBF gamma={GAMMA}",
-            t, t_svc, peer="SVC one-vs-one (libsvm)",
-            agree=f"acc {100 * acc:.2f}% vs {100 * acc_svc:.2f}% "
-                  f"({100 * (acc - acc_svc):+.2f} pts)",
-            notes=f"C={C_OURS} (SVC C={C_SVC}), tol={TOL} rel. gap reached "
-                  f"{m.duality_gap_ / m.primal_objective_:.3f} in {m.n_iter_} passes, "
-                  f"{m.n_support_} SVs (SVC {int(svc.n_support_.sum())}); "
-                  f"fit {t / t_svc:.1f}x SVC",
-            target="acc >= SVC - 0.3 pts, fit <= 1x SVC (issue 20)",
-        ))
-    return rows
+    return [_multiclass_case(loss, n, gamma, quick) for loss, n, gamma in CASES]
 
 
 def _one_class(quick: bool) -> list[Row]:

@@ -234,3 +234,20 @@ def test_default_loss_is_the_notes_multiclass_hinge():
         ("kernel", "rbf"), ("C", 1.0), ("loss", "weston_watkins")]
     X, y = _blobs(n=60)
     assert isinstance(MulticlassSVM(gamma=0.5).fit(X, y).loss_, WestonWatkins)
+
+
+def test_default_tolerance_is_repeatable_across_pass_orders():
+    # Issue 35, point 5: two fits that differ only in the order of their passes
+    # (random_state) must give the same labels (>= 99.9%) and close decision values. On
+    # these 2,000 letters (RBF gamma = 0.15, C = 10) the default relative gap 1e-2 gives
+    # 100% and a largest difference of 0.4% of the largest score; a gap of 0.1 (the tuned
+    # tolerance the benchmark used to run at) gave 99.7% and 2.7%.
+    from kernelkit.datasets import load_letters
+
+    Xtr, ytr, Xte, _ = load_letters(return_X_y=True, standardize=True)
+    Xtr, ytr, Xte = Xtr[:2000], ytr[:2000], Xte[:2000]
+    fits = [MulticlassSVM(C=10.0, gamma=0.15, random_state=s).fit(Xtr, ytr) for s in (0, 1)]
+    assert all(m.duality_gap_ <= m.tol * m.primal_objective_ for m in fits)
+    F0, F1 = (m.decision_function(Xte) for m in fits)
+    assert np.mean(F0.argmax(axis=1) == F1.argmax(axis=1)) >= 0.999
+    assert np.abs(F0 - F1).max() <= 1e-2 * np.abs(F0).max()
