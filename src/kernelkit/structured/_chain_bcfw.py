@@ -1,18 +1,19 @@
-"""BCFW block steps on chains, one numba call per pass over the training sequences.
+"""BCFW block visits on chains, one numba call per pass over the training sequences.
 
-The same Frank-Wolfe and pairwise steps as :func:`kernelkit.structured.bcfw._block_step` and
-:func:`~kernelkit.structured.bcfw._pairwise_step` (same order, same line searches), for a
-:class:`~kernelkit.structured.ChainOracle` whose unary scores are held either as primal
-weights (linear kernel or a FeatureMap: W = Phi^T U, so a block's scores are Phi[rows] W,
-O(T d S)) or as the scores A = K U of every training part with K cached (a change dU of a
-block's coefficients updates A^T[s] += K[rows] dU[:, s] on the states it touches: O(N) per
-changed (position, state)). Per block i, with G the block's unary scores and
+For a :class:`~kernelkit.structured.ChainOracle` whose unary scores are held either as
+primal weights (linear kernel or a FeatureMap: W = Phi^T U, so a block's scores are
+Phi[rows] W, O(T d S)) or as the scores A = K U of every training part with K cached (a
+change dU of a block's coefficients updates A^T[s] += K[rows] dU[:, s] on the states it
+touches: O(N) per changed (position, state)). Every visit of block i takes the pairwise
+step of :func:`kernelkit.structured.bcfw._pairwise_step` toward the loss-augmented Viterbi
+output, then up to ``_MAX_STEPS - 1`` pairwise steps within the block's working set (only
+the block's own scores change meanwhile, by K_ii dU). With G the block's unary scores and
 f(z) = sum_t G[t, z_t] + sum_t W_tau[z_t, z_t+1]:
 
     z*  = argmax_z Delta(y_i, z) + f(z)                     (loss-augmented Viterbi)
     H_i(z) = Delta(y_i, z) + f(z) - f(y_i)                  (violation of output z)
     psi_i(z) = (E(y_i) - E(z), tau(y_i) - tau(z))           (rows of U, bigram counts)
-    <w, d> = sum_t,s G[t, s] dU[t, s] + w_tau . dtau,       ||d||^2 = tr(dU^T K_ii dU) + |dtau|^2
+    d = C (psi_i(s) - psi_i(v)),  gap = C (H_i(s) - H_i(v)),  ||d||^2 = tr(dU^T K_ii dU) + |dtau|^2
 
 The working set (outputs with their alpha) lives in flat arrays with one linked list per
 example, so that the pass can add outputs without leaving numba.
