@@ -7,10 +7,11 @@ cache is empty, while a fit on a few dozen rows needs a millisecond of the loop 
 :func:`interpreted` gives the loop's own Python source as CPython runs it
 (``dispatcher.py_func``), with every numba function it calls replaced by its interpreted twin
 too, so that a small problem never enters numba. There is one copy of the mathematics: the
-same operations in the same order, so the results are the same (the tests compare both runs
-of every loop that uses this, bit for bit). :func:`run_interpreted` is the rule: a problem of
-at most ``INTERPRETED_MAX`` variables, as long as the loop has no machine code in this
-process yet (once it has, the compiled loop is free and faster).
+same operations in the same order, so the results are the same (bit for bit for the SMO
+and boosting loops; a ``prange`` sum may add in another order: equal to rounding), which
+tests/test_first_call.py checks on every estimator that uses this. :func:`run_interpreted`
+is the rule: a problem of at most ``INTERPRETED_MAX`` variables, as long as the loop has no
+machine code in this process yet (once it has, the compiled loop is free and faster).
 
 Examples
 --------
@@ -34,12 +35,15 @@ import types
 
 import numpy as np
 
-__all__ = ["INTERPRETED_MAX", "interpreted", "run_interpreted"]
+__all__ = ["INTERPRETED_MAX", "INTERPRETED_WORK", "interpreted", "pick", "run_interpreted"]
 
 #: problems of at most this many variables (rows, candidates) may run interpreted: there the
 #: loops take milliseconds in CPython (an SMO solve of 128 variables ~25 ms), against
 #: numba's start of ~0.3 s in a fresh process
 INTERPRETED_MAX = 128
+#: the same for a single pass given by its inner-loop steps (``work`` of ``_twin.twin``):
+#: ~0.3-1 us a step in CPython, so at most ~10 ms a call
+INTERPRETED_WORK = 16_384
 
 _TWINS: dict = {}  # dispatcher -> its interpreted twin (a cache: one twin per numba function)
 
@@ -72,10 +76,15 @@ def _twin(func):
     return twin
 
 
-def run_interpreted(size: int, func) -> bool:
-    """Whether a problem of ``size`` variables runs ``func`` interpreted: ``size <=
-    INTERPRETED_MAX`` and ``func`` (a numba dispatcher) not yet compiled or loaded here."""
-    return size <= INTERPRETED_MAX and _is_dispatcher(func) and not func.overloads
+def run_interpreted(size: int, func, limit: int = INTERPRETED_MAX) -> bool:
+    """Whether a problem of ``size`` variables runs ``func`` interpreted: ``size <= limit``
+    and ``func`` (a numba dispatcher) not yet compiled or loaded in this process."""
+    return size <= limit and _is_dispatcher(func) and not func.overloads
+
+
+def pick(func, size: int, limit: int = INTERPRETED_MAX):
+    """``interpreted(func)`` where :func:`run_interpreted` says so, else ``func``."""
+    return interpreted(func) if run_interpreted(size, func, limit) else func
 
 
 def interpreted(func):

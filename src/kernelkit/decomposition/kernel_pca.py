@@ -29,6 +29,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.exceptions import NotFittedError, PositiveSpectrumWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._interpreted import pick
 from .._memory import require_memory
 from .._threads import limit_blas, pool
 from .._validation import (
@@ -116,6 +117,7 @@ def _exp_gram_centered(A, B):
     n = A.shape[0]
     K = np.empty((n, n), dtype=A.dtype)
     r, c = 128, 2048  # tiles of 128 x 2048 (in cache between the steps)
+    clip_and_sum = pick(_clip_and_sum, n)  # a small problem interpreted (_interpreted.py)
 
     def row_block(s):
         # k_ij = exp(min(-1/2 ||x_i - x_j||^2, 0)) for i in [s, e), j >= s
@@ -129,7 +131,7 @@ def _exp_gram_centered(A, B):
             np.exp(T, out=T)
             if c0 == s:
                 np.fill_diagonal(T, 1.0)
-            _clip_and_sum(T, rs, cs[c0 - e:c1 - e] if c0 > s else cs, c0 > s)
+            clip_and_sum(T, rs, cs[c0 - e:c1 - e] if c0 > s else cs, c0 > s)
         return s, e, rs, cs[:n - e]
 
     sums = np.zeros(n)
@@ -140,7 +142,7 @@ def _exp_gram_centered(A, B):
             sums[e:] += cs
     means = (sums / n).astype(K.dtype)  # symmetric K: row means = column means
     grand = float(sums.sum() / n / n)
-    _center_mirror(K, means, K.dtype.type(grand), 64)
+    pick(_center_mirror, n)(K, means, K.dtype.type(grand), 64)
     return K, means, grand
 
 

@@ -7,6 +7,7 @@ import time
 
 import numba
 
+from .._interpreted import INTERPRETED_WORK, pick
 from .._twin import PARALLEL_WORK
 
 __all__ = ["Chooser"]
@@ -31,7 +32,8 @@ class Chooser:
 
     def __call__(self, kernel, *args, work: int):
         if work < self.min_work or numba.get_num_threads() < 2:
-            return kernel.seq(*args)
+            # the serial twin; a small pass interpreted until it is compiled (_interpreted.py)
+            return pick(kernel.seq, work, INTERPRETED_WORK)(*args)
         name = kernel.__name__
         i = self.calls.get(name, 0)
         self.calls[name] = i + 1

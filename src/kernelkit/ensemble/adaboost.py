@@ -16,6 +16,7 @@ from sklearn.utils import check_random_state, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import has_fit_parameter
 
+from .._interpreted import pick
 from .._progress import progress_bar
 from .._validation import (
     FLOAT_DTYPES,
@@ -91,7 +92,7 @@ class _Rounds:
         with np.errstate(divide="ignore"):
             log_d = np.log(d1)  # log D₁
         return cls(y_idx=np.ascontiguousarray(y_idx, dtype=np.int64), d1=d1, log_d=log_d,
-                   w=exp_weights(log_d, np.empty(n)), G=np.zeros((K, n)),
+                   w=pick(exp_weights, n)(log_d, np.empty(n)), G=np.zeros((K, n)),
                    top=np.zeros(n, dtype=np.int64), gtop=np.zeros(n),
                    Gv=None if Xv is None else np.zeros((Xv.shape[0], K)))
 
@@ -388,7 +389,7 @@ default="stump"
         K = self.n_classes_
         chance = 0.5 if K == 2 else 1.0 - 1.0 / K
         # ε_t = Σ D_t(i) 1[h_t(x_i) ≠ y_i], from log D_t (never underflows to a false 0)
-        log_eps = log_weighted_error(st.log_d, st.w, pred, st.y_idx)
+        log_eps = pick(log_weighted_error, len(pred))(st.log_d, st.w, pred, st.y_idx)
         eps = float(np.exp(log_eps))
         if eps >= chance - 1e-10:  # (ε = ½ up to rounding after a reweighting)
             return self._stop_at_chance(t, eps, chance)

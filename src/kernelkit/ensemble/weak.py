@@ -21,6 +21,7 @@ import scipy.linalg
 import scipy.sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from .._interpreted import pick
 from .._threads import pool
 from .._validation import (
     FLOAT_DTYPES,
@@ -363,7 +364,8 @@ class DecisionStump(_BaseWeak):
             B: Binned = ctx.binned
             jj = int(np.searchsorted(ctx.binned_features, j))
             threshold = B.threshold(jj, b)
-            pred = nb.stump_predict_codes(B.codes[jj], b, left, right)
+            codes = B.codes[jj]
+            pred = pick(nb.stump_predict_codes, len(codes))(codes, b, left, right)
         else:
             col, xs = ctx.order[j], ctx.XS[j]
             if b <= 0:
@@ -496,7 +498,8 @@ class DecisionTree(_BaseWeak):
             n_nodes = 2 ** level
             first = n_nodes - 1  # heap index of this level's node 0
             if level == D:  # leaves: class totals only, no feature histograms
-                tot = nb.node_class_totals(node, ctx.y_idx, w, np.zeros((n_nodes, K)))
+                tot = pick(nb.node_class_totals, len(node))(node, ctx.y_idx, w,
+                                                            np.zeros((n_nodes, K)))
                 value[first:first + n_nodes] = np.argmax(tot, axis=1)
                 break
             hist = ctx.run(nb.tree_level_histograms, B.codes, ctx.y_idx, w, node,
@@ -513,7 +516,7 @@ class DecisionTree(_BaseWeak):
                 importance[feat[m]] += gain[m]
             if not np.any(feat >= 0):
                 break
-            node = nb.tree_route(B.codes, node, heap, feat, bins)
+            node = pick(nb.tree_route, len(node))(B.codes, node, heap, feat, bins)
         est = self._new()
         est._set_common(ctx)
         est.tree_feature_, est.tree_threshold_, est.tree_value_ = feature, threshold, value

@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit, prange
 
 from .. import _blas
+from .._interpreted import INTERPRETED_WORK, pick
 from .._scratch import scratch_empty
 from .._twin import twin
 from . import _sparse
@@ -105,7 +106,9 @@ def sq_euclidean(X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
         X, Y = centre_pair(X, Y)
     Y = X if Y is None else Y
     G = gram(X, Y)
-    _sqdist_from_gram(G, row_norms_sq(X), row_norms_sq(Y), symmetric)
+    # a small matrix interpreted until the loop is compiled (_interpreted.py)
+    pick(_sqdist_from_gram, G.size, INTERPRETED_WORK)(G, row_norms_sq(X), row_norms_sq(Y),
+                                                      symmetric)
     return G
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .._interpreted import interpreted, run_interpreted
+from .._interpreted import pick
 from .._memory import populate_rows, row_store, store_mapping
 from .._twin import twin
 from ..kernels import Kernel, Precomputed
@@ -265,12 +265,9 @@ class KernelRows:
             if 4 * len(rows) >= self.n:  # most of each row: whole rows summed, then read
                 acc = np.zeros(self.n)  # at ``rows`` (a vectorized pass, not a gather
                 # per entry: 1.5x faster); a small problem interpreted (_interpreted.py)
-                loop = interpreted(_cols_sum) if run_interpreted(self.n, _cols_sum) \
-                    else _cols_sum
-                loop(self.data, self.slot_of, cols, vals, acc)
+                pick(_cols_sum, self.n)(self.data, self.slot_of, cols, vals, acc)
                 return acc[rows]
-            loop = interpreted(_cols_dot) if run_interpreted(self.n, _cols_dot) else _cols_dot
-            loop(self.data, self.slot_of, rows, cols, vals, out)
+            pick(_cols_dot, self.n)(self.data, self.slot_of, rows, cols, vals, out)
             return out
         if self._sparse is not None or 2 * len(cols) >= self.n:
             # blocks against every row, vals scattered to length n: no copy of X[cols]

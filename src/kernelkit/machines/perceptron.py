@@ -29,6 +29,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._interpreted import pick
 from .._threads import single_threaded
 from .._validation import (
     KERNEL_PARAMETER_CONSTRAINTS,
@@ -387,7 +388,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
                 Kold = self.kernel_.block(Xb, SV[:m]) if m else np.zeros((nb, 0))
                 Kbb = self.kernel_.block(Xb, Xb)
             base = Kold @ C[:m]  # f(x_t) against the support set at block start
-            head, m_new, n_log, mk = _process_block(
+            head, m_new, n_log, mk = pick(_process_block, B + m)(  # small: interpreted
                 np.ascontiguousarray(Kold, dtype=np.float64),
                 np.ascontiguousarray(Kbb, dtype=np.float64), base, yc[ids],
                 ids if ex_sid is not None else no_ex[:nb], stream[start:start + nb], t,

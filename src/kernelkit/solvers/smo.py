@@ -42,7 +42,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._interpreted import interpreted, run_interpreted
+from .._interpreted import pick
 from .._memory import row_store
 from .._result import Result
 from .._threads import limit_blas
@@ -667,7 +667,7 @@ def _run_smo(rows: KernelRows, qp: _QP, tol: float, max_iter: int, shrinking: bo
     prob = _Problem(full, np.arange(n_var, dtype=np.int64), _FullRows(rows, idx), None)
     # a small problem runs the loop's own code in CPython (_interpreted.py): numba's start
     # in a fresh process costs more than the whole solve
-    loop = interpreted(_smo_loop) if run_interpreted(n_var, _smo_loop) else _smo_loop
+    loop = pick(_smo_loop, n_var)
     # rows come one at a time: a one-row product gains nothing from BLAS threads
     with limit_blas(1):
         while True:
