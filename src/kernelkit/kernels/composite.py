@@ -363,11 +363,6 @@ class Scale(_Wrapper):
         K *= self.scale
         return K
 
-    def matrix_parts(self, X, parts):
-        K = self.kernel.matrix_parts(self._check_input(X), parts)
-        K *= self.scale
-        return K
-
     def spectral_sample(self, n_features, size, random_state=None):
         W, v, e = self.kernel.spectral_sample(n_features, size, random_state)
         return W, self.scale * v, self.scale * e
