@@ -220,7 +220,8 @@ def _find_or_add(bl, i, z, T):
 @njit(cache=True)
 def _block_visit(sc, bl, i, G, Kii, z, dU, dU_sum, acc, idx, uj, uv, max_steps):
     """Pairwise steps on block i: the first toward the loss-augmented argmax, then up to
-    ``max_steps - 1`` within the block's working set; returns the first step's gap.
+    ``max_steps - 1`` within the block's working set; returns the block's Frank-Wolfe gap
+    g_i at the start of the visit (their sum over a pass estimates the duality gap).
 
     A step moves mass gamma C from the corner v = argmin H over the outputs carrying mass
     (y_i counts, with the mass left on it) to the corner s = argmax H (first the Viterbi
@@ -243,31 +244,31 @@ def _block_visit(sc, bl, i, G, Kii, z, dU, dU_sum, acc, idx, uj, uv, max_steps):
     for t in range(T):
         for s in range(S):
             dUs[t, s] = 0.0
-    first = 0.0
+    first = fw = 0.0
     for step in range(max_steps):
         # corners: -1 is y_i itself (H = 0); s = z* first, then argmax H on the working set
-        mass = 0.0
-        p = bl.head[i]
-        while p >= 0:
-            mass += bl.alpha[p]
-            p = bl.nxt[p]
-        mass_true = C - mass  # alpha on y_i
         sv, h_s, l_s = -1, 0.0, 0.0
         v, h_v, l_v = -2, np.inf, 0.0
-        if mass_true > 1e-12 * C:
-            v, h_v = -1, 0.0
+        mass, ah = 0.0, 0.0
         f_true = _chain_score(Gi, Wt, zt, T)
         p = bl.head[i]
         while p >= 0:
+            mass += bl.alpha[p]
             zp = bl.states[bl.start[p]:bl.start[p] + T]
             h, loss, _ = _violation(Gi, Wt, zt, zp, T, bl.normalize, f_true)
             if (step == 0 and p == star) or (step > 0 and h > h_s):
                 sv, h_s, l_s = p, h, loss
             if bl.alpha[p] > 0.0 and h < h_v:
                 v, h_v, l_v = p, h, loss
+            ah += bl.alpha[p] * h
             p = bl.nxt[p]
+        mass_true = C - mass  # alpha on y_i
+        if mass_true > 1e-12 * C and not h_v < 0.0:  # y_i (H = 0) unless an output is below
+            v, h_v, l_v = -1, 0.0, 0.0
         if step == 0 and star < 0:
             sv, h_s, l_s = -1, 0.0, 0.0
+        if step == 0:  # block gap g_i = C H(z*) - sum_y alpha_y H(y) (Lacoste-Julien 2013, §4)
+            fw = C * h_s - ah
         gap = C * (h_s - h_v)
         if v == -2 or sv == v or gap <= 0.0:
             break
@@ -306,12 +307,68 @@ def _block_visit(sc, bl, i, G, Kii, z, dU, dU_sum, acc, idx, uj, uv, max_steps):
         if sv >= 0:
             bl.alpha[sv] += gamma * C
     _move_scores(sc, a, b, dUs)
-    return first
+    _drop_empty(bl, i)
+    return fw
+
+
+@njit(cache=True)
+def _drop_empty(bl, i):
+    """Unlink example i's pairs whose alpha is 0 (their slots wait for :func:`_compact`)."""
+    p, last = bl.head[i], -1
+    while p >= 0:
+        q = bl.nxt[p]
+        if bl.alpha[p] == 0.0:
+            bl.owner[p] = -1  # a dead slot
+            if last < 0:
+                bl.head[i] = q
+            else:
+                bl.nxt[last] = q
+        else:
+            last = p
+        p = q
+
+
+@njit(cache=True)
+def _relink(bl, m):
+    """Rebuild every example's list from ``owner`` (pairs in slot order; owner -1: dead)."""
+    bl.head[:] = -1
+    tail = np.full(len(bl.head), -1, dtype=np.int64)
+    for p in range(m):
+        i = bl.owner[p]
+        if i < 0:
+            continue
+        bl.nxt[p] = -1
+        if tail[i] < 0:
+            bl.head[i] = p
+        else:
+            bl.nxt[tail[i]] = p
+        tail[i] = p
+
+
+@njit(cache=True)
+def _compact(bl, lengths):
+    """Move the live pairs (and their states) to the front of the flat arrays, in order.
+
+    Slots and state starts only decrease, so the moves are done in place in slot order.
+    """
+    m, q, qs = bl.count[0], 0, 0
+    for p in range(m):
+        i = bl.owner[p]
+        if i < 0:
+            continue
+        T, s0 = lengths[i], bl.start[p]
+        for t in range(T):
+            bl.states[qs + t] = bl.states[s0 + t]
+        bl.owner[q], bl.alpha[q], bl.start[q] = i, bl.alpha[p], qs
+        q += 1
+        qs += T
+    bl.count[0], bl.count[1] = q, qs
+    _relink(bl, q)
 
 
 @njit(cache=True)
 def _run_pass(sc, bl, order, max_T, max_steps):
-    """One visit per block in the given order; returns the sum of the first-step gaps."""
+    """One visit per block in the given order; returns the sum of the blocks' FW gaps."""
     S = bl.U.shape[1]
     G = np.empty((max_T, S))
     Kii = np.empty((max_T, max_T))
@@ -371,7 +428,8 @@ class ChainBlocks:
         self.alpha = np.zeros(cap)
         self.states = np.zeros(2 * N + 16, dtype=np.int64)
         self.count = np.zeros(2, dtype=np.int64)
-        self.max_T = int(np.diff(st.offsets).max())
+        self.lengths = np.diff(st.offsets).astype(np.int64)
+        self.max_T = int(self.lengths.max())
         self.normalize = bool(st.oracle._normalized())
         self.offsets = np.ascontiguousarray(st.offsets, dtype=np.int64)
         self.Z = np.ascontiguousarray(st.Z, dtype=np.int64)
@@ -407,11 +465,15 @@ class ChainBlocks:
     #: no iterate averaging: every pass takes pairwise steps (linear convergence)
     averaging = False
 
-    def run_pass(self, order: np.ndarray, pairwise: bool = True) -> None:
-        """One visit (pairwise steps, :func:`_block_visit`) per example in ``order``."""
+    def run_pass(self, order: np.ndarray, pairwise: bool = True) -> float:
+        """One visit (pairwise steps, :func:`_block_visit`) per example in ``order``; returns
+        the sum of the blocks' Frank-Wolfe gaps met on the way (an estimate of the duality
+        gap, each block's taken at its visit)."""
         self._reserve()
         sc, bl = self._tuples()
-        _run_pass(sc, bl, np.asarray(order, dtype=np.int64), self.max_T, _MAX_STEPS)
+        est = _run_pass(sc, bl, np.asarray(order, dtype=np.int64), self.max_T, _MAX_STEPS)
+        _compact(bl, self.lengths)
+        return float(est)
 
     def objectives(self) -> tuple[float, float]:
         """(primal, dual) at the current w, as DualState.objectives (one numba call)."""
@@ -429,20 +491,29 @@ class ChainBlocks:
         return 0.5 * wsq + st.C * H, float(st.ell.sum()) - 0.5 * wsq
 
     def get_state(self) -> list:
-        """Copies of everything that defines (alpha, w) (the blocks' tau_blk is rebuilt by
-        :meth:`finish`, so it is not copied: ``None`` in its slot)."""
+        """Copies of everything that defines (alpha, w): the field's arrays, w_tau, ell and
+        the pair table (owner, start, alpha of every slot, the states; the blocks' tau_blk
+        is rebuilt by :meth:`finish`, so it is not copied: ``None`` in its slot)."""
         st = self.st
-        return st.field.get_state() + [st.w_tau.copy(), None, st.ell.copy(),
-                                       self.alpha[:self.count[0]].copy()]
+        m, ms = int(self.count[0]), int(self.count[1])
+        table = (self.owner[:m].copy(), self.start[:m].copy(), self.alpha[:m].copy(),
+                 self.states[:ms].copy())
+        return st.field.get_state() + [st.w_tau.copy(), None, st.ell.copy(), table]
 
     def set_state(self, state: list) -> None:
-        """Adopt the arrays of :meth:`get_state` (alphas are copied into the pair table)."""
+        """Adopt the arrays of :meth:`get_state` (the pair table is copied back and the
+        examples' lists rebuilt from it)."""
         st = self.st
         st.field.set_state(state[:2])
         st.w_tau, st.ell = state[2], state[4]
-        a = state[5]
-        self.alpha[:len(a)] = a
-        self.alpha[len(a):] = 0.0
+        owner, start, alpha, states = state[5]
+        self.count[:] = len(owner), len(states)
+        self._reserve()
+        m, ms = len(owner), len(states)
+        self.owner[:m], self.start[:m], self.alpha[:m] = owner, start, alpha
+        self.states[:ms] = states
+        self.alpha[m:] = 0.0
+        _relink(self._tuples()[1], m)
 
     def finish(self) -> None:
         """Copy the working set into the state's per-example lists (for its export) and

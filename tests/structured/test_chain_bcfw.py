@@ -1,0 +1,111 @@
+"""The chain BCFW pass (numba): working-set upkeep, saved states and the block-gap estimate."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from kernelkit.structured import ChainOracle, StructuredSVM, bcfw
+from kernelkit.structured._chain_bcfw import ChainBlocks
+from kernelkit.structured._dual import DualState
+from kernelkit.structured._field import UnaryField
+
+
+def _chains(n, S, d, seed, max_len):
+    rng = np.random.default_rng(seed)
+    Y = [rng.integers(0, S, size=rng.integers(1, max_len + 1)) for _ in range(n)]
+    X = [np.c_[y + 0.9 * rng.normal(size=len(y)), rng.normal(size=(len(y), d - 1))] for y in Y]
+    return X, Y
+
+
+def _blocks(X, Y, S, C, kernel):
+    m = StructuredSVM(ChainOracle(S, loss="hamming"), kernel=kernel, C=C)
+    parts, offsets, Z = m._prepare(X, Y, need_loss=True)
+    st = DualState(m.oracle_, parts, offsets, Z, UnaryField(m.kernel_, parts, S, 64), C)
+    return st, ChainBlocks(st)
+
+
+def _lists(blocks):
+    """Every example's pairs, walking its linked list."""
+    out = []
+    for i in range(blocks.n):
+        p, pairs = blocks.head[i], []
+        while p >= 0:
+            pairs.append(int(p))
+            p = blocks.nxt[p]
+        out.append(pairs)
+    return out
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_one_example_block_gap_is_the_duality_gap(kernel):
+    # with one block, sum_i g_i at the visit is the exact gap P - D before the pass
+    X, Y = _chains(n=1, S=3, d=3, seed=2, max_len=6)
+    st, blocks = _blocks(X, Y, S=3, C=2.0, kernel=kernel)
+    for _ in range(4):
+        primal, dual = blocks.objectives()
+        est = blocks.run_pass(np.array([0]))
+        assert est == pytest.approx(primal - dual, rel=1e-9, abs=1e-12)
+    assert blocks.objectives()[0] - blocks.objectives()[1] < est + 1e-12
+
+
+def test_working_set_holds_positive_alphas_and_restores_a_saved_state():
+    X, Y = _chains(n=12, S=4, d=3, seed=5, max_len=6)
+    st, blocks = _blocks(X, Y, S=4, C=1.0, kernel="linear")
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        blocks.run_pass(rng.permutation(12))
+    saved, pd = blocks.get_state(), blocks.objectives()
+    blocks.finish()
+    ref = ([a.copy() for a in st.ws_alpha], [[z.copy() for z in zs] for zs in st.ws_z],
+           st.tau_blk.copy())
+    added = 0
+    for _ in range(6):
+        before = int(blocks.count[0])
+        blocks.run_pass(rng.permutation(12))
+        added = max(added, int(blocks.count[0]) - before)
+        m = int(blocks.count[0])
+        # only pairs with mass are kept, each listed once under its owner, slots compacted
+        assert np.all(blocks.alpha[:m] > 0)
+        lists = _lists(blocks)
+        assert sorted(p for ps in lists for p in ps) == list(range(m))
+        for i, ps in enumerate(lists):
+            assert np.all(blocks.owner[ps] == i)
+            assert blocks.alpha[ps].sum() <= st.C * (1 + 1e-12)
+    assert blocks.objectives() != pd  # the later passes moved the state
+    blocks.set_state(saved)
+    assert blocks.objectives() == pytest.approx(pd, rel=1e-12)
+    blocks.finish()
+    for i in range(12):
+        np.testing.assert_array_equal(st.ws_alpha[i], ref[0][i])
+        assert len(st.ws_z[i]) == len(ref[1][i])
+        for z, zr in zip(st.ws_z[i], ref[1][i]):
+            np.testing.assert_array_equal(z, zr)
+    np.testing.assert_allclose(st.tau_blk, ref[2])
+
+
+def test_exact_gap_only_when_the_estimate_says_so(monkeypatch):
+    X, Y = _chains(n=30, S=3, d=3, seed=7, max_len=6)
+    calls = []
+    objectives = ChainBlocks.objectives
+
+    def counted(self):
+        calls.append(1)
+        return objectives(self)
+
+    monkeypatch.setattr(ChainBlocks, "objectives", counted)
+    m = StructuredSVM(ChainOracle(3, loss="hamming"), kernel="linear", C=1.0, tol=1e-3,
+                      max_iter=300, random_state=0).fit(X, Y)
+    assert m.converged_ and m.duality_gap_ <= 1e-3 * m.primal_objective_
+    assert len(calls) < m.n_iter_ and len(m.history_) == m.n_iter_
+    h = np.array(m.history_)
+    assert np.all(np.diff(h) <= 0)
+    assert m.duality_gap_ == h[-1] == pytest.approx(m.primal_objective_ - m.dual_objective_)
+    # stopped by max_iter: the last pass is certified all the same
+    calls.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = StructuredSVM(ChainOracle(3, loss="hamming"), kernel="linear", C=1.0, tol=1e-12,
+                          max_iter=bcfw._CHECK_EVERY + 3, random_state=0).fit(X, Y)
+    assert not m.converged_ and len(calls) >= 2
+    assert m.duality_gap_ == pytest.approx(m.primal_objective_ - m.dual_objective_)
