@@ -13,7 +13,8 @@ call and the first ``predict`` are timed separately; warm and peer are run inter
 Targets (issue 35): warm import + fit + predict <= the peer's + 0.5 s; cold fit + predict <=
 warm fit + predict + 3 s.
 
-Run: ``flock /tmp/kk-cpu.lock .venv/bin/python -m benchmarks.bench_first_call``.
+Run: ``flock /tmp/kk-cpu.lock .venv/bin/python -m benchmarks.bench_first_call [NAME ...]
+[--repeat=N]``.
 """
 
 from __future__ import annotations
@@ -164,4 +165,6 @@ if __name__ == "__main__":
 
     only = [a for a in sys.argv[1:] if not a.startswith("--")]
     cases = [c for c in CASES if not only or c[0] in only]
-    print_rows(__doc__.splitlines()[0], run(quick="--quick" in sys.argv, cases=cases))
+    repeat = next((int(a.split("=")[1]) for a in sys.argv if a.startswith("--repeat=")), 3)
+    print_rows(__doc__.splitlines()[0], run(quick="--quick" in sys.argv, repeat=repeat,
+                                            cases=cases))

@@ -221,6 +221,39 @@ def missing_outputs(quick: bool) -> list[Row]:
               "per output on its observed rows; times are fit times")]
 
 
+def demo_missing_outputs() -> Row:
+    """The demo's multi-output section (n = 250 patients, 30% hidden): fit seconds and the
+    likelihood evaluations the optimizer took (target: the fit <= 3 s idle)."""
+    import kernelkit.gaussian_process.multi_output as mo
+    from kernelkit.report.sections.multi_output import diabetes_serum
+
+    X, Y, Y_obs, hidden = diabetes_serum(n=250, seed=0)
+    make = lambda: MultiOutputGaussianProcessRegressor(  # noqa: E731 - the demo's model
+        RBF(np.ones(X.shape[1])), rank=2, normalize_y=True, random_state=0)
+    make().fit(X[:100], Y_obs[:100])  # numba compiled before timing
+    calls, dense = [0], mo.dense_log_marginal_likelihood
+
+    def counted(*args, **kwargs):
+        calls[0] += 1
+        return dense(*args, **kwargs)
+
+    mo.dense_log_marginal_likelihood = counted
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t0 = time.perf_counter()
+            gp = make().fit(X, Y_obs)
+            seconds = time.perf_counter() - t0
+    finally:
+        mo.dense_log_marginal_likelihood = dense
+    return Row(f"demo's section: 30% of outputs missing, n=250 x T=6 ({int((~hidden).sum())} "
+               "observed pairs), ICM rank 2, ARD RBF", seconds, None, peer="—",
+               target="≤ 3 s (idle)",
+               agree=f"log ML {gp.log_marginal_likelihood_value_:.4f}",
+               notes=f"{calls[0] - 1} likelihood evaluations (+1 final factorization); "
+                     f"29 hyperparameters; solver {gp.solver_!r}")
+
+
 def icm_eval_vs_gpy(quick: bool) -> Row:
     """One log ML + gradient evaluation where GPy still fits in memory."""
     n, T, rank = (100 if quick else 1000), 8, 2
@@ -247,6 +280,7 @@ def run(quick: bool = False) -> list[Row]:
     rows.append(icm_vs_gpy(quick))
     rows.append(icm_eval_vs_gpy(quick))
     rows.extend(missing_outputs(quick))
+    rows.append(demo_missing_outputs())
     return rows
 
 
