@@ -35,6 +35,13 @@ from .gpr import SERIAL_BLAS_MAX_N
 
 __all__ = ["MultiOutputGaussianProcessRegressor"]
 
+# the Cholesky path's evaluations (a factor and an explicit inverse of N x N, two numba
+# contractions) run on one thread up to this many observed pairs: on this 2-core VM with
+# other work on it, the factor and inverse took 0.19 s on one thread against 1.43 s on two
+# at N = 1,044 (0.65 against 2.22 s at N = 1,854): threads that wait for each other at
+# every LAPACK block lose far more under load than they gain idle
+_SERIAL_MAX_PAIRS = 2000
+
 
 class MultiOutputGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
     """Gaussian-process regression of correlated outputs (linear model of coregionalization).
@@ -354,7 +361,8 @@ class MultiOutputGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, Base
             def search(obj_func, theta0, bounds):
                 # standard deviations and W in a fixed gauge (_lmc_search.py)
                 return search_minimize(obj_func, theta0, space)
-        with single_threaded(size <= SERIAL_BLAS_MAX_N), \
+        serial = size <= (SERIAL_BLAS_MAX_N if self.solver_ == "kronecker" else _SERIAL_MAX_PAIRS)
+        with single_threaded(serial), \
                 progress_bar(self.verbose, total=1 + self.n_restarts_optimizer,
                              desc="MOGP restarts") as bar:
             theta, _ = minimize_with_restarts(
