@@ -109,3 +109,16 @@ def test_exact_gap_only_when_the_estimate_says_so(monkeypatch):
                           max_iter=bcfw._CHECK_EVERY + 3, random_state=0).fit(X, Y)
     assert not m.converged_ and len(calls) >= 2
     assert m.duality_gap_ == pytest.approx(m.primal_objective_ - m.dual_objective_)
+
+
+def test_a_pass_may_visit_a_block_many_times():
+    # room is reserved for every visit's new output (here the longest word, n times over)
+    X, Y = _chains(n=8, S=5, d=3, seed=3, max_len=9)
+    st, blocks = _blocks(X, Y, S=5, C=1.0, kernel="linear")
+    longest = int(np.argmax([len(y) for y in Y]))
+    for _ in range(3):
+        blocks.run_pass(np.full(8, longest))
+    m = int(blocks.count[0])
+    assert 0 < m == len(_lists(blocks)[longest]) and np.all(blocks.owner[:m] == longest)
+    assert blocks.st.ell[longest] > 0 and np.all(np.delete(blocks.st.ell, longest) == 0)
+    assert np.isfinite(blocks.gaps[longest]) and np.all(np.isinf(np.delete(blocks.gaps, longest)))

@@ -61,6 +61,8 @@ class _Blocks(NamedTuple):
     alpha: np.ndarray  # (cap,) dual coefficient of the pair
     states: np.ndarray  # concatenated output states of the pairs
     count: np.ndarray  # [pairs, states used]
+    grams: np.ndarray  # K_ii of every block, flat: block i's (T, T) at gram_at[i]
+    gram_at: np.ndarray  # (n + 1,) sum_{j < i} T_j^2
 
 
 @njit(cache=True)
@@ -98,6 +100,16 @@ def _gram(sc, a, b, Kii):
                 k = sc.K[a + t, a + u]
             Kii[t, u] = k
             Kii[u, t] = k
+
+
+@njit(cache=True)
+def _all_grams(sc, offsets, gram_at):
+    """Every block's K_ii, flat (computed once: the inputs do not change)."""
+    out = np.empty(gram_at[-1])
+    for i in range(len(offsets) - 1):
+        T = offsets[i + 1] - offsets[i]
+        _gram(sc, offsets[i], offsets[i + 1], out[gram_at[i]:gram_at[i + 1]].reshape((T, T)))
+    return out
 
 
 @njit(cache=True)
@@ -218,7 +230,7 @@ def _find_or_add(bl, i, z, T):
 
 
 @njit(cache=True)
-def _block_visit(sc, bl, i, G, Kii, z, dU, dU_sum, acc, idx, uj, uv, max_steps):
+def _block_visit(sc, bl, i, G, z, dU, dU_sum, acc, idx, uj, uv, max_steps):
     """Pairwise steps on block i: the first toward the loss-augmented argmax, then up to
     ``max_steps - 1`` within the block's working set; returns the block's Frank-Wolfe gap
     g_i at the start of the visit (their sum over a pass estimates the duality gap).
@@ -234,7 +246,7 @@ def _block_visit(sc, bl, i, G, Kii, z, dU, dU_sum, acc, idx, uj, uv, max_steps):
     T, S = b - a, dU.shape[1]
     Gi, zi, dUi, dUs = G[:T], z[:T], dU[:T], dU_sum[:T]
     _scores(sc, a, b, Gi)
-    _gram(sc, a, b, Kii)
+    Kii = bl.grams[bl.gram_at[i]:bl.gram_at[i + 1]].reshape((T, T))
     Wt = bl.w_tau.reshape((S, S))
     zt = bl.Z[a:b]
     C = bl.C
@@ -367,11 +379,11 @@ def _compact(bl, lengths):
 
 
 @njit(cache=True)
-def _run_pass(sc, bl, order, max_T, max_steps):
-    """One visit per block in the given order; returns the sum of the blocks' FW gaps."""
+def _run_pass(sc, bl, order, max_T, max_steps, gaps):
+    """One visit per block in the given order; gaps[i] = block i's FW gap at its visit;
+    returns the sum of the gaps met."""
     S = bl.U.shape[1]
     G = np.empty((max_T, S))
-    Kii = np.empty((max_T, max_T))
     z = np.empty(max_T, dtype=np.int64)
     dU = np.empty((max_T, S))
     dU_sum = np.empty((max_T, S))
@@ -381,7 +393,8 @@ def _run_pass(sc, bl, order, max_T, max_steps):
     uv = np.empty(2 * max_T)
     total = 0.0
     for i in order:
-        total += _block_visit(sc, bl, i, G, Kii, z, dU, dU_sum, acc, idx, uj, uv, max_steps)
+        gaps[i] = _block_visit(sc, bl, i, G, z, dU, dU_sum, acc, idx, uj, uv, max_steps)
+        total += gaps[i]
     return total
 
 
@@ -433,19 +446,23 @@ class ChainBlocks:
         self.normalize = bool(st.oracle._normalized())
         self.offsets = np.ascontiguousarray(st.offsets, dtype=np.int64)
         self.Z = np.ascontiguousarray(st.Z, dtype=np.int64)
+        self.gram_at = np.concatenate([[0], np.cumsum(self.lengths**2)]).astype(np.int64)
+        self.gaps = np.full(n, np.inf)  # block FW gaps at their latest visits
+        self.grams = np.zeros(0)  # the blocks' K_ii, filled by the first _tuples
 
-    def _reserve(self) -> None:
-        """Room for one new pair per example and its states (a pass adds at most that)."""
+    def _reserve(self, pairs: int, states: int) -> None:
+        """Room for ``pairs`` more pairs and ``states`` more states (a visit adds at most
+        one pair, with its T states)."""
         m, ms = int(self.count[0]), int(self.count[1])
-        if m + self.n > len(self.alpha):
-            cap = 2 * (m + self.n)
+        if m + pairs > len(self.alpha):
+            cap = 2 * (m + pairs)
             for name in ("nxt", "owner", "start", "alpha"):
                 old = getattr(self, name)
                 new = np.full(cap, -1, old.dtype) if name == "nxt" else np.zeros(cap, old.dtype)
                 new[:m] = old[:m]
                 setattr(self, name, new)
-        if ms + self.N > len(self.states):
-            new = np.zeros(2 * (ms + self.N), dtype=np.int64)
+        if ms + states > len(self.states):
+            new = np.zeros(2 * (ms + states), dtype=np.int64)
             new[:ms] = self.states[:ms]
             self.states = new
 
@@ -457,9 +474,11 @@ class ChainBlocks:
         else:
             f.flush()
             sc = _Scores(False, none.astype(f.dtype), none, f.K, f.AT)
+        if len(self.grams) == 0:
+            self.grams = _all_grams(sc, self.offsets, self.gram_at)
         bl = _Blocks(self.offsets, self.Z, st.C, self.normalize, f.U, st.w_tau, st.ell,
                      self.head, self.nxt, self.owner, self.start, self.alpha, self.states,
-                     self.count)
+                     self.count, self.grams, self.gram_at)
         return sc, bl
 
     #: no iterate averaging: every pass takes pairwise steps (linear convergence)
@@ -467,13 +486,14 @@ class ChainBlocks:
 
     def run_pass(self, order: np.ndarray, pairwise: bool = True) -> float:
         """One visit (pairwise steps, :func:`_block_visit`) per example in ``order``; returns
-        the sum of the blocks' Frank-Wolfe gaps met on the way (an estimate of the duality
-        gap, each block's taken at its visit)."""
-        self._reserve()
+        the sum of the blocks' Frank-Wolfe gaps at their latest visits (an estimate of the
+        duality gap, each block's taken at its visit)."""
+        order = np.asarray(order, dtype=np.int64)
+        self._reserve(len(order), int(self.lengths[order].sum()))
         sc, bl = self._tuples()
-        est = _run_pass(sc, bl, np.asarray(order, dtype=np.int64), self.max_T, _MAX_STEPS)
+        _run_pass(sc, bl, order, self.max_T, _MAX_STEPS, self.gaps)
         _compact(bl, self.lengths)
-        return float(est)
+        return float(np.sum(self.gaps))
 
     def objectives(self) -> tuple[float, float]:
         """(primal, dual) at the current w, as DualState.objectives (one numba call)."""
@@ -507,12 +527,13 @@ class ChainBlocks:
         st.field.set_state(state[:2])
         st.w_tau, st.ell = state[2], state[4]
         owner, start, alpha, states = state[5]
-        self.count[:] = len(owner), len(states)
-        self._reserve()
+        self.count[:] = 0
+        self._reserve(len(owner), len(states))
         m, ms = len(owner), len(states)
         self.owner[:m], self.start[:m], self.alpha[:m] = owner, start, alpha
         self.states[:ms] = states
         self.alpha[m:] = 0.0
+        self.count[:] = m, ms
         _relink(self._tuples()[1], m)
 
     def finish(self) -> None:
