@@ -25,3 +25,22 @@ def test_warm_up_fits_and_reports(monkeypatch):
     out = io.StringIO()
     seconds = warm_up(out, dtypes=(np.float64,), parallel=False)
     assert seconds >= 0 and len(out.getvalue().splitlines()) == len(cases)
+
+
+def test_warm_up_compiles_what_small_fits_would_run_interpreted(monkeypatch):
+    # tiny problems run their numba loops interpreted (kernelkit._interpreted); the warm-up
+    # exists to compile them, so it runs them compiled
+    from kernelkit import _interpreted, warmup
+
+    seen = []
+    real = _interpreted.run_interpreted
+
+    def spy(size, func, limit=_interpreted.INTERPRETED_MAX):
+        seen.append((_interpreted._COMPILED_ONLY[0] > 0, real(size, func, limit)))
+        return seen[-1][1]
+
+    monkeypatch.setattr(_interpreted, "run_interpreted", spy)
+    cases = [c for c in warm_up_cases() if c[0].startswith(("KernelClassifier(", "AdaBoost("))]
+    monkeypatch.setattr(warmup, "warm_up_cases", lambda: iter(cases))
+    warm_up(dtypes=(np.float64,), parallel=False)
+    assert seen and all(inside and not interpret for inside, interpret in seen)

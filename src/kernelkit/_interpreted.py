@@ -30,12 +30,14 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import types
 
 import numpy as np
 
-__all__ = ["INTERPRETED_MAX", "INTERPRETED_WORK", "interpreted", "pick", "run_interpreted"]
+__all__ = ["INTERPRETED_MAX", "INTERPRETED_WORK", "compiled", "interpreted", "pick",
+           "run_interpreted"]
 
 #: problems of at most this many variables (rows, candidates) may run interpreted: there the
 #: loops take milliseconds in CPython (an SMO solve of 128 variables ~25 ms), against
@@ -46,6 +48,8 @@ INTERPRETED_MAX = 128
 INTERPRETED_WORK = 16_384
 
 _TWINS: dict = {}  # dispatcher -> its interpreted twin (a cache: one twin per numba function)
+# how many ``compiled()`` blocks are open, in any thread: the warm-up's pool threads included
+_COMPILED_ONLY = [0]
 
 
 def _is_dispatcher(obj) -> bool:
@@ -78,8 +82,30 @@ def _twin(func):
 
 def run_interpreted(size: int, func, limit: int = INTERPRETED_MAX) -> bool:
     """Whether a problem of ``size`` variables runs ``func`` interpreted: ``size <= limit``
-    and ``func`` (a numba dispatcher) not yet compiled or loaded in this process."""
-    return size <= limit and _is_dispatcher(func) and not func.overloads
+    and ``func`` (a numba dispatcher) not yet compiled or loaded in this process, outside
+    :func:`compiled`."""
+    return (size <= limit and not _COMPILED_ONLY[0] and _is_dispatcher(func)
+            and not func.overloads)
+
+
+@contextlib.contextmanager
+def compiled():
+    """Every loop runs compiled inside (process-wide): ``kernelkit warmup`` fits tiny
+    problems to compile the loops that larger ones will load from the cache.
+
+    Examples
+    --------
+    >>> from kernelkit._interpreted import compiled, run_interpreted
+    >>> from kernelkit.solvers.smo import _smo_loop
+    >>> with compiled():
+    ...     run_interpreted(1, _smo_loop)
+    False
+    """
+    _COMPILED_ONLY[0] += 1
+    try:
+        yield
+    finally:
+        _COMPILED_ONLY[0] -= 1
 
 
 def pick(func, size: int, limit: int = INTERPRETED_MAX):
