@@ -33,6 +33,9 @@ __all__ = ["ChainBlocks", "chain_fast_path"]
 # pairwise steps per block visit at most (the first toward the Viterbi output)
 _MAX_STEPS = 10
 
+# a visit stops once a step's gap is below this fraction of the first step's
+_ENOUGH = 0.1
+
 
 class _Scores(NamedTuple):
     """Where the unary scores of the training parts come from (one of two modes)."""
@@ -42,6 +45,9 @@ class _Scores(NamedTuple):
     W: np.ndarray  # (d, S) = Phi^T U (explicit mode)
     K: np.ndarray  # (N, N) cached input kernel (kernel mode)
     AT: np.ndarray  # (S, N) = (K U)^T (kernel mode)
+    row_at: np.ndarray  # (N + 1,) Phi's nonzeros by row, CSR (explicit mode)
+    cols: np.ndarray  # their columns
+    vals: np.ndarray  # their values
 
 
 class _Blocks(NamedTuple):
@@ -70,15 +76,14 @@ def _scores(sc, a, b, G):
     """G[:T] = unary scores of parts a..b-1."""
     T = b - a
     if sc.explicit:
-        d, S = sc.W.shape
+        S = sc.W.shape[1]
         for t in range(T):
             for s in range(S):
                 G[t, s] = 0.0
-            for k in range(d):
-                x = sc.Phi[a + t, k]
-                if x != 0.0:
-                    for s in range(S):
-                        G[t, s] += x * sc.W[k, s]
+            for j in range(sc.row_at[a + t], sc.row_at[a + t + 1]):  # G[t] = Phi[a+t] W
+                x, Wk = sc.vals[j], sc.W[sc.cols[j]]
+                for s in range(S):
+                    G[t, s] += x * Wk[s]
     else:
         S = sc.AT.shape[0]
         for t in range(T):
@@ -113,17 +118,25 @@ def _all_grams(sc, offsets, gram_at):
 
 
 @njit(cache=True)
-def _sq_norm(Kii, dU, T):
-    """||dU||^2 in the RKHS: sum_{t,u} K_ii[t, u] <dU_t, dU_u>."""
-    S = dU.shape[1]
+def _sq_norm_sparse(Kii, zv, zs, diff, nd):
+    """||dU||^2 / C^2 in the RKHS for rows dU_t = C (e_{zv_t} - e_{zs_t}) (zero unless t is
+    in diff[:nd]): sum_{t,u} K_ii[t, u] <e_{zv_t} - e_{zs_t}, e_{zv_u} - e_{zs_u}>."""
     out = 0.0
-    for t in range(T):
-        for u in range(T):
-            if Kii[t, u] != 0.0:
-                p = 0.0
-                for s in range(S):
-                    p += dU[t, s] * dU[u, s]
-                out += Kii[t, u] * p
+    for x in range(nd):
+        t = diff[x]
+        for y in range(nd):
+            u = diff[y]
+            e = 0  # <e_{zv_t} - e_{zs_t}, e_{zv_u} - e_{zs_u}>
+            if zv[t] == zv[u]:
+                e += 1
+            if zv[t] == zs[u]:
+                e -= 1
+            if zs[t] == zv[u]:
+                e -= 1
+            if zs[t] == zs[u]:
+                e += 1
+            if e != 0:
+                out += e * Kii[t, u]
     return out
 
 
@@ -132,16 +145,16 @@ def _move_scores(sc, a, b, dU):
     """The scores of a change dU of U[rows]: W += Phi[rows]^T dU, or A^T += dU^T K[rows]."""
     S = dU.shape[1]
     for t in range(b - a):
+        if sc.explicit:
+            for j in range(sc.row_at[a + t], sc.row_at[a + t + 1]):  # W += Phi[a+t]^T dU[t]
+                x, Wk = sc.vals[j], sc.W[sc.cols[j]]
+                for s in range(S):
+                    Wk[s] += x * dU[t, s]
+            continue
         for s in range(S):
             c = dU[t, s]
-            if c == 0.0:
-                continue
-            if sc.explicit:
-                for k in range(sc.Phi.shape[1]):
-                    sc.W[k, s] += c * sc.Phi[a + t, k]
-            else:
-                row = sc.K[a + t]
-                AT = sc.AT[s]
+            if c != 0.0:
+                row, AT = sc.K[a + t], sc.AT[s]
                 for j in range(len(AT)):
                     AT[j] += c * row[j]
 
@@ -230,7 +243,7 @@ def _find_or_add(bl, i, z, T):
 
 
 @njit(cache=True)
-def _block_visit(sc, bl, i, G, z, dU, dU_sum, acc, idx, uj, uv, max_steps):
+def _block_visit(sc, bl, i, G, z, diff, dU_sum, acc, idx, uj, uv, max_steps, enough):
     """Pairwise steps on block i: the first toward the loss-augmented argmax, then up to
     ``max_steps - 1`` within the block's working set; returns the block's Frank-Wolfe gap
     g_i at the start of the visit (their sum over a pass estimates the duality gap).
@@ -239,12 +252,13 @@ def _block_visit(sc, bl, i, G, z, dU, dU_sum, acc, idx, uj, uv, max_steps):
     (y_i counts, with the mass left on it) to the corner s = argmax H (first the Viterbi
     output z*, then the best of the working set): d = C (psi_i(s) - psi_i(v)), gap
     g = C (H(s) - H(v)), gamma = clip(g / ||d||^2, 0, alpha_v / C) (exact line search).
-    Between steps only this block's scores change, by K_ii dU (O(T^2 S)); the other parts'
-    scores (W or A) are updated once, after the visit.
+    Between steps only this block's scores change, by K_ii dU (O(T^2): a row of dU has two
+    entries where the corners differ, none elsewhere); the other parts' scores (W or A) are
+    updated once, after the visit.
     """
     a, b = bl.offsets[i], bl.offsets[i + 1]
-    T, S = b - a, dU.shape[1]
-    Gi, zi, dUi, dUs = G[:T], z[:T], dU[:T], dU_sum[:T]
+    T, S = b - a, dU_sum.shape[1]
+    Gi, zi, dUs = G[:T], z[:T], dU_sum[:T]
     _scores(sc, a, b, Gi)
     Kii = bl.grams[bl.gram_at[i]:bl.gram_at[i + 1]].reshape((T, T))
     Wt = bl.w_tau.reshape((S, S))
@@ -286,31 +300,32 @@ def _block_visit(sc, bl, i, G, z, dU, dU_sum, acc, idx, uj, uv, max_steps):
             break
         if step == 0:
             first = gap
-        elif gap <= 0.1 * first:  # the block is solved well enough for this visit
+        elif gap <= enough * first:  # the block is solved well enough for this visit
             break
         zv = zt if v < 0 else bl.states[bl.start[v]:bl.start[v] + T]
         zs = zt if sv < 0 else bl.states[bl.start[sv]:bl.start[sv] + T]
-        for t in range(T):  # d = C (psi_i(s) - psi_i(v)) = C (E(v) - E(s), tau(v) - tau(s))
-            for s in range(S):
-                dUi[t, s] = 0.0
+        # d = C (psi_i(s) - psi_i(v)) = C (E(v) - E(s), tau(v) - tau(s)): row t of dU is
+        # C (e_{zv_t} - e_{zs_t}), nonzero only where the corners differ
+        nd = 0
         for t in range(T):
-            dUi[t, zv[t]] += C
-            dUi[t, zs[t]] -= C
+            if zv[t] != zs[t]:
+                diff[nd] = t
+                nd += 1
         nu, dt2 = _bigram_change(zv, zs, T, S, C, acc, idx, uj, uv)
-        q = _sq_norm(Kii, dUi, T) + dt2
+        q = C * C * _sq_norm_sparse(Kii, zv, zs, diff, nd) + dt2  # ||d||^2
         room = (mass_true if v < 0 else bl.alpha[v]) / C
         gamma = room if q <= 0.0 else min(room, gap / q)  # exact line search, clipped
-        for t in range(T):
-            for s in range(S):
-                c = gamma * dUi[t, s]
-                bl.U[a + t, s] += c
-                dUs[t, s] += c
-        for t in range(T):  # this block's scores: G += K_ii (gamma dU)
-            for u in range(T):
-                k = gamma * Kii[t, u]
-                if k != 0.0:
-                    for s in range(S):
-                        Gi[t, s] += k * dUi[u, s]
+        c = gamma * C
+        for x in range(nd):  # U[rows] += gamma dU, and this block's scores G += K_ii gamma dU
+            u, jv, js = diff[x], zv[diff[x]], zs[diff[x]]
+            bl.U[a + u, jv] += c
+            bl.U[a + u, js] -= c
+            dUs[u, jv] += c
+            dUs[u, js] -= c
+            for t in range(T):
+                k = c * Kii[t, u]
+                Gi[t, jv] += k
+                Gi[t, js] -= k
         for k in range(nu):
             bl.w_tau[uj[k]] += gamma * uv[k]
         bl.ell[i] += gamma * C * (l_s - l_v)
@@ -379,13 +394,13 @@ def _compact(bl, lengths):
 
 
 @njit(cache=True)
-def _run_pass(sc, bl, order, max_T, max_steps, gaps):
+def _run_pass(sc, bl, order, max_T, max_steps, enough, gaps):
     """One visit per block in the given order; gaps[i] = block i's FW gap at its visit;
     returns the sum of the gaps met."""
     S = bl.U.shape[1]
     G = np.empty((max_T, S))
     z = np.empty(max_T, dtype=np.int64)
-    dU = np.empty((max_T, S))
+    diff = np.empty(max_T, dtype=np.int64)
     dU_sum = np.empty((max_T, S))
     acc = np.zeros(S * S)
     idx = np.empty(2 * max_T, dtype=np.int64)
@@ -393,7 +408,8 @@ def _run_pass(sc, bl, order, max_T, max_steps, gaps):
     uv = np.empty(2 * max_T)
     total = 0.0
     for i in order:
-        gaps[i] = _block_visit(sc, bl, i, G, z, dU, dU_sum, acc, idx, uj, uv, max_steps)
+        gaps[i] = _block_visit(sc, bl, i, G, z, diff, dU_sum, acc, idx, uj, uv, max_steps,
+                                enough)
         total += gaps[i]
     return total
 
@@ -448,6 +464,7 @@ class ChainBlocks:
         self.Z = np.ascontiguousarray(st.Z, dtype=np.int64)
         self.gram_at = np.concatenate([[0], np.cumsum(self.lengths**2)]).astype(np.int64)
         self.gaps = np.full(n, np.inf)  # block FW gaps at their latest visits
+        self.csr = None  # Phi as (row_at, cols, vals), at the first _tuples (explicit mode)
         self.grams = np.zeros(0)  # the blocks' K_ii, filled by the first _tuples
 
     def _reserve(self, pairs: int, states: int) -> None:
@@ -468,12 +485,16 @@ class ChainBlocks:
 
     def _tuples(self) -> tuple[_Scores, _Blocks]:
         st, f = self.st, self.st.field
-        none = np.zeros((1, 1))
+        none, idx = np.zeros((1, 1)), np.zeros(1, dtype=np.int64)
         if f.mode == "explicit":
-            sc = _Scores(True, f.Phi, f.W, none, none)
+            if self.csr is None:  # Phi's nonzeros (binary pixels: about a fifth)
+                r, c = np.nonzero(f.Phi)
+                self.csr = (np.searchsorted(r, np.arange(len(f.Phi) + 1)).astype(np.int64),
+                            c.astype(np.int64), np.ascontiguousarray(f.Phi[r, c], np.float64))
+            sc = _Scores(True, f.Phi, f.W, none, none, *self.csr)
         else:
             f.flush()
-            sc = _Scores(False, none.astype(f.dtype), none, f.K, f.AT)
+            sc = _Scores(False, none.astype(f.dtype), none, f.K, f.AT, idx, idx, idx * 0.0)
         if len(self.grams) == 0:
             self.grams = _all_grams(sc, self.offsets, self.gram_at)
         bl = _Blocks(self.offsets, self.Z, st.C, self.normalize, f.U, st.w_tau, st.ell,
@@ -491,7 +512,7 @@ class ChainBlocks:
         order = np.asarray(order, dtype=np.int64)
         self._reserve(len(order), int(self.lengths[order].sum()))
         sc, bl = self._tuples()
-        _run_pass(sc, bl, order, self.max_T, _MAX_STEPS, self.gaps)
+        _run_pass(sc, bl, order, self.max_T, _MAX_STEPS, _ENOUGH, self.gaps)
         _compact(bl, self.lengths)
         return float(np.sum(self.gaps))
 
