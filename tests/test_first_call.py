@@ -125,3 +125,21 @@ def test_the_rule_is_size_and_nothing_compiled_yet():
     assert not run_interpreted(1, add_one)  # compiled now: the machine code is free
     assert pick(add_one, 1) is add_one
     assert interpreted(len) is len  # not a numba function: itself
+
+
+def test_float32_arguments_run_compiled():
+    # numba types 2.0 * float32 as float64, NumPy 2 as float32: float32 calls are compiled
+    from numba import njit
+
+    from kernelkit._interpreted import interpreted
+
+    @njit
+    def twice_plus(x, out):
+        for i in range(x.shape[0]):
+            out[i] = 2.0 * x[i] + 1e-9
+
+    x = np.full(2, 1.0, dtype=np.float32)
+    out = np.zeros(2)
+    interpreted(twice_plus)(x, out)
+    assert twice_plus.signatures  # compiled for the float32 call
+    assert out[0] == 2.0 * 1.0 + 1e-9  # in float64, as numba computes it

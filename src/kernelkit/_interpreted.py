@@ -57,6 +57,11 @@ def _is_dispatcher(obj) -> bool:
     return hasattr(obj, "py_func") and type(obj).__module__.startswith("numba.")
 
 
+def _narrow_float(arg) -> bool:
+    dtype = getattr(arg, "dtype", None)
+    return dtype is not None and dtype.kind == "f" and dtype.itemsize < 8
+
+
 def _global_names(code) -> set:
     names = set(code.co_names)
     for const in code.co_consts:  # nested functions' code
@@ -116,13 +121,18 @@ def pick(func, size: int, limit: int = INTERPRETED_MAX):
 def interpreted(func):
     """The Python function behind the numba dispatcher ``func``, calling the interpreted
     twins of the numba functions it calls, run with NumPy's floating-point warnings off (as
-    compiled code runs); ``func`` itself if it is not a dispatcher."""
+    compiled code runs); ``func`` itself if it is not a dispatcher. A call with a float32
+    (or narrower) array or scalar runs ``func`` compiled."""
     if not _is_dispatcher(func):
         return func
     twin = _twin(func)
 
     @functools.wraps(twin)
     def run(*args):
+        if any(_narrow_float(a) for a in args):
+            # numba computes ``2.0 * x`` of a float32 x in float64, NumPy 2 in float32 (its
+            # Python scalars are weak): the same code would round differently, so compiled
+            return func(*args)
         with np.errstate(all="ignore"):
             return twin(*args)
 
