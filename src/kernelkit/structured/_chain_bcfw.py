@@ -146,6 +146,11 @@ def _move_scores(sc, a, b, dU):
     S = dU.shape[1]
     for t in range(b - a):
         if sc.explicit:
+            moved = False
+            for s in range(S):
+                moved = moved or dU[t, s] != 0.0
+            if not moved:  # a position where no step changed the output
+                continue
             for j in range(sc.row_at[a + t], sc.row_at[a + t + 1]):  # W += Phi[a+t]^T dU[t]
                 x, Wk = sc.vals[j], sc.W[sc.cols[j]]
                 for s in range(S):

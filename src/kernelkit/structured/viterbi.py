@@ -28,21 +28,20 @@ def _viterbi_into(G, W, z_true, augment, normalize, out):
             V[s] += inv_T
     for t in range(1, T):
         for s in range(S):
-            # V_t(s) = G[t, s] + max_r V_{t-1}(r) + W[r, s]
-            best = -np.inf
-            arg = 0
-            for r in range(S):
-                v = V[r] + W[r, s]
-                if v > best:
-                    best = v
-                    arg = r
+            Vn[s] = -np.inf
+            back[t, s] = 0
+        for r in range(S):  # V_t(s) = G[t, s] + max_r V_{t-1}(r) + W[r, s], r outer: W's rows
+            vr, Wr = V[r], W[r]
+            for s in range(S):
+                v = vr + Wr[s]
+                if v > Vn[s]:  # the first r that attains the max, as before
+                    Vn[s] = v
+                    back[t, s] = r
+        for s in range(S):
             g = G[t, s]
             if augment and s != z_true[t]:
                 g += inv_T
-            Vn[s] = best + g
-            back[t, s] = arg
-        for s in range(S):
-            V[s] = Vn[s]
+            V[s] = Vn[s] + g
     arg = 0
     for s in range(1, S):
         if V[s] > V[arg]:
