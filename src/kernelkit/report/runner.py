@@ -388,11 +388,18 @@ def run_demo(
             print(wrap(f"public estimators not in the tour yet: "
                        f"{', '.join(result.not_in_tour)}", width, "", "  "), file=out)
     result.html_path = write_html(result, out_dir / "report.html")
+    _print_closing(result, out, width)
+    return result
+
+
+def _print_closing(result: DemoResult, out: TextIO, width: int) -> None:
+    """The demo's last lines: where the report is, the sections' status, the time (and a
+    note when it is over the mode's budget)."""
+    mode, seconds = ("quick" if result.quick else "full"), result.seconds
     status = "all sections ok" if result.ok else f"{len(result.failed)} section(s) FAILED"
     print("\n" + _with_path(f"report: {result.html_path}",
-                            f"({len(results)} sections, {status}) in {seconds:.1f}s", width),
-          file=out, flush=True)
-    if seconds > DEMO_BUDGET_S[quick]:
+                            f"({len(result.sections)} sections, {status}) in {seconds:.1f}s",
+                            width), file=out, flush=True)
+    if seconds > DEMO_BUDGET_S[result.quick]:
         print(wrap(f"note: the {mode} demo took {seconds:.0f} s; its target is under "
-                   f"{DEMO_BUDGET_S[quick]:.0f} s", width), file=out, flush=True)
-    return result
+                   f"{DEMO_BUDGET_S[result.quick]:.0f} s", width), file=out, flush=True)
