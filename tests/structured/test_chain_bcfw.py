@@ -122,3 +122,25 @@ def test_a_pass_may_visit_a_block_many_times():
     assert 0 < m == len(_lists(blocks)[longest]) and np.all(blocks.owner[:m] == longest)
     assert blocks.st.ell[longest] > 0 and np.all(np.delete(blocks.st.ell, longest) == 0)
     assert np.isfinite(blocks.gaps[longest]) and np.all(np.isinf(np.delete(blocks.gaps, longest)))
+
+
+def test_sparse_and_dense_features_take_the_same_steps():
+    # binary inputs (a fifth nonzero) go through Phi's nonzeros; forced dense, the same passes
+    rng = np.random.default_rng(4)
+    Y = [rng.integers(0, 4, size=rng.integers(2, 7)) for _ in range(15)]
+    X = [(rng.random((len(y), 12)) < 0.1 + 0.15 * (np.arange(12) % 4 == y[:, None])) * 1.0
+         for y in Y]
+    runs = []
+    for dense in [False, True]:
+        st, blocks = _blocks(X, Y, S=4, C=1.0, kernel="linear")
+        if dense:
+            e = np.zeros(0, dtype=np.int64)
+            blocks.csr = (e, e, e * 0.0)
+        order = np.random.default_rng(0)
+        for _ in range(4):
+            blocks.run_pass(order.permutation(15))
+        runs.append((len(blocks.csr[0]), st.field.W.copy(), st.field.U.copy(), st.ell.copy()))
+    assert runs[0][0] == sum(map(len, Y)) + 1 and runs[1][0] == 0  # CSR row pointers, or none
+    for a, b in zip(runs[0][1:], runs[1][1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    assert np.abs(runs[0][1]).sum() > 0

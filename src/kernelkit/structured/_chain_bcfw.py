@@ -45,7 +45,8 @@ class _Scores(NamedTuple):
     W: np.ndarray  # (d, S) = Phi^T U (explicit mode)
     K: np.ndarray  # (N, N) cached input kernel (kernel mode)
     AT: np.ndarray  # (S, N) = (K U)^T (kernel mode)
-    row_at: np.ndarray  # (N + 1,) Phi's nonzeros by row, CSR (explicit mode)
+    row_at: np.ndarray  # (N + 1,) Phi's nonzeros by row, CSR (explicit mode, sparse Phi;
+    # empty: Phi is used dense)
     cols: np.ndarray  # their columns
     vals: np.ndarray  # their values
 
@@ -80,6 +81,12 @@ def _scores(sc, a, b, G):
         for t in range(T):
             for s in range(S):
                 G[t, s] = 0.0
+            if len(sc.row_at) == 0:  # dense Phi: G[t] = Phi[a+t] W
+                for k in range(sc.Phi.shape[1]):
+                    x, Wk = sc.Phi[a + t, k], sc.W[k]
+                    for s in range(S):
+                        G[t, s] += x * Wk[s]
+                continue
             for j in range(sc.row_at[a + t], sc.row_at[a + t + 1]):  # G[t] = Phi[a+t] W
                 x, Wk = sc.vals[j], sc.W[sc.cols[j]]
                 for s in range(S):
@@ -150,6 +157,12 @@ def _move_scores(sc, a, b, dU):
             for s in range(S):
                 moved = moved or dU[t, s] != 0.0
             if not moved:  # a position where no step changed the output
+                continue
+            if len(sc.row_at) == 0:  # dense Phi: W += Phi[a+t]^T dU[t]
+                for k in range(sc.Phi.shape[1]):
+                    x, Wk = sc.Phi[a + t, k], sc.W[k]
+                    for s in range(S):
+                        Wk[s] += x * dU[t, s]
                 continue
             for j in range(sc.row_at[a + t], sc.row_at[a + t + 1]):  # W += Phi[a+t]^T dU[t]
                 x, Wk = sc.vals[j], sc.W[sc.cols[j]]
@@ -492,10 +505,12 @@ class ChainBlocks:
         st, f = self.st, self.st.field
         none, idx = np.zeros((1, 1)), np.zeros(1, dtype=np.int64)
         if f.mode == "explicit":
-            if self.csr is None:  # Phi's nonzeros (binary pixels: about a fifth)
-                r, c = np.nonzero(f.Phi)
-                self.csr = (np.searchsorted(r, np.arange(len(f.Phi) + 1)).astype(np.int64),
-                            c.astype(np.int64), np.ascontiguousarray(f.Phi[r, c], np.float64))
+            if self.csr is None:  # Phi's nonzeros when at most half (binary pixels: a fifth)
+                self.csr = (idx[:0], idx[:0], idx[:0] * 0.0)
+                if 2 * np.count_nonzero(f.Phi) <= f.Phi.size:
+                    r, c = np.nonzero(f.Phi)
+                    self.csr = (np.searchsorted(r, np.arange(len(f.Phi) + 1)).astype(np.int64),
+                                c.astype(np.int64), np.ascontiguousarray(f.Phi[r, c], np.float64))
             sc = _Scores(True, f.Phi, f.W, none, none, *self.csr)
         else:
             f.flush()
