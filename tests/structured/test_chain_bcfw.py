@@ -144,3 +144,20 @@ def test_sparse_and_dense_features_take_the_same_steps():
     for a, b in zip(runs[0][1:], runs[1][1:]):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
     assert np.abs(runs[0][1]).sum() > 0
+
+
+def test_finish_rebuilds_the_blocks_transition_parts():
+    # tau_blk[i] = sum_y alpha_iy (tau(y_i) - tau(y)), summed pair by pair here
+    X, Y = _chains(n=20, S=4, d=3, seed=1, max_len=6)
+    st, blocks = _blocks(X, Y, S=4, C=1.0, kernel="linear")
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        blocks.run_pass(rng.permutation(20))
+    blocks.finish()
+    ref = np.zeros_like(st.tau_true)
+    for i in range(20):
+        for a, z in zip(st.ws_alpha[i], st.ws_z[i]):
+            tau = st.oracle.pairwise_batch(z, np.array([0, len(z)]))[0]
+            ref[i] += a * (st.tau_true[i] - tau)
+    assert np.abs(ref).max() > 0.1
+    np.testing.assert_allclose(st.tau_blk, ref, atol=1e-12)

@@ -592,7 +592,10 @@ class ChainBlocks:
             a = self.alpha[:m][keep]
             mass = np.bincount(owner[keep], weights=a, minlength=self.n)
             st.tau_blk = st.tau_true * mass[:, None]
-            np.add.at(st.tau_blk, owner[keep], -a[:, None] * tau)
+            SS = st.tau_blk.shape[1]  # tau_blk[i] -= sum over i's pairs of alpha tau(y)
+            cells = (owner[keep][:, None] * SS + np.arange(SS)).ravel()
+            st.tau_blk -= np.bincount(cells, weights=(a[:, None] * tau).ravel(),
+                                      minlength=st.tau_blk.size).reshape(st.tau_blk.shape)
         else:
             st.tau_blk = np.zeros_like(st.tau_true)
         st.ws_z = [[] for _ in range(self.n)]
