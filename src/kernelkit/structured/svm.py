@@ -90,9 +90,11 @@ class StructuredSVM(JointKernelModel):
     n_active_ : int
         Size of that working set.
     history_ : list of float
-        Exact duality gap after each pass (``"bcfw"``: of the best averaged iterate so far,
-        which is the one returned, so it never increases; ``"cutting_plane"``: after each
-        working-set solve).
+        Duality gap after each pass (``"bcfw"``: of the best iterate so far, which is the
+        one returned, so it never increases; the exact gap is computed only on passes where
+        the block Frank-Wolfe gaps say ``tol`` is near, every 10 passes and at the last, and a
+        pass without that check repeats the last certified gap; ``"cutting_plane"``: after
+        each working-set solve).
     dual_objective_, primal_objective_, duality_gap_ : float
     n_iter_ : int
     converged_ : bool
