@@ -27,6 +27,7 @@ from kernelkit import (
     KernelPerceptron,
     KernelRegressor,
     MajorityVote,
+    MulticlassSVM,
     OneClassSVM,
 )
 from kernelkit.ensemble import DecisionTree
@@ -45,7 +46,8 @@ for est, target in ((kk.KernelClassifier(), y), (kk.OneClassSVM(nu=0.5), None),
                     (kk.MajorityVote([("a", "stump"), ("b", "tree")]), y),
                     (kk.ensemble.DecisionTree(max_depth=3), y),
                     (kk.KernelPCA(n_components=2, kernel="rbf"), None),
-                    (kk.KernelPerceptron(), y), (kk.GaussianProcessRegressor(), t)):
+                    (kk.KernelPerceptron(), y), (kk.GaussianProcessRegressor(), t),
+                    (kk.MulticlassSVM(), y + (X[:, 1] > 0))):
     est.fit(X) if target is None else est.fit(X, target)
     est.predict(X) if hasattr(est, "predict") else est.transform(X)
 files = [f for _, _, fs in os.walk(os.environ["NUMBA_CACHE_DIR"]) for f in fs]
@@ -79,6 +81,8 @@ CASES = {
     "KernelPCA": (lambda: KernelPCA(n_components=3, kernel="rbf"), None),
     "KernelPerceptron": (lambda: KernelPerceptron(random_state=0), "y"),
     "GaussianProcessRegressor": (lambda: GaussianProcessRegressor(), "t"),
+    "MulticlassSVM": (lambda: MulticlassSVM(random_state=0), "y3"),
+    "MulticlassSVM-CS": (lambda: MulticlassSVM(loss="crammer_singer", random_state=0), "y3"),
 }
 
 
@@ -87,7 +91,7 @@ CASES = {
 def test_interpreted_and_compiled_loops_agree(monkeypatch, case, n):
     make, kind = CASES[case]
     X, y, t = _data(n)
-    target = {"y": y, "t": t, None: None}[kind]
+    target = {"y": y, "t": t, "y3": y + (X[:, 1] > 0), None: None}[kind]
     outputs = []
     for interpret in (True, False):
         # every pick() between a loop and its twin: interpreted, then compiled

@@ -48,10 +48,12 @@ they halve the fit):
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
 
+from .._interpreted import pick
 from .._memory import row_store
 from .._result import Result
 from .._twin import twin
@@ -251,9 +253,23 @@ def _loss_kind(loss) -> int:
     return _LOSSES[loss.lower()]
 
 
-def _objectives(kind, y, Cv, A, Fa, active, g):
+class _Loops(NamedTuple):
+    """The numba loops of one solve: compiled, or for a small problem in a process that has
+    not compiled them yet, their own code run by CPython (``kernelkit._interpreted``)."""
+
+    block_pass: object
+    add_changes: object
+    gap_terms: object
+    shrinkable: object
+
+
+def _loops(n: int) -> _Loops:
+    return _Loops(*(pick(f, n) for f in (_pass, _add_changes, _gap_terms, _shrinkable)))
+
+
+def _objectives(lp, kind, y, Cv, A, Fa, active, g):
     """Primal, dual and relative duality gap on the active examples."""
-    quad, lin, risk = _gap_terms(kind, y, Cv, A, Fa, active, g)
+    quad, lin, risk = lp.gap_terms(kind, y, Cv, A, Fa, active, g)
     primal, dual = 0.5 * quad + risk, lin - 0.5 * quad
     return primal, dual, max(primal - dual, 0.0) / max(primal, np.finfo(float).tiny)
 
@@ -375,6 +391,7 @@ def _ascend(kind, K, y, Cv, A, tol, max_iter, shrinking, rng, callback) -> Resul
     """Passes of block coordinate ascent on ``A`` (in place), shrinking as the module notes
     say, until the relative gap of all examples is at most ``tol`` or ``max_iter`` passes."""
     n = K.shape[0]
+    lp = _loops(n)
     diag = np.ascontiguousarray(np.diag(K), dtype=np.float64)
     everyone = np.arange(n)
     active = everyone
@@ -389,16 +406,16 @@ def _ascend(kind, K, y, Cv, A, tol, max_iter, shrinking, rng, callback) -> Resul
 
     for n_iter in range(1, max_iter + 1):
         if n_iter <= 2 or (n_iter - 1) % _FULL_EVERY == 0:
-            _pass(kind, Kb, loc, Kb.shape[0] == active.shape[0], diag, y, Cv, A, Fa, active,
-                  rng.permutation(active.shape[0]))
-        primal, dual, rel = _objectives(kind, y, Cv, A, Fa, active, g)
+            lp.block_pass(kind, Kb, loc, Kb.shape[0] == active.shape[0], diag, y, Cv, A, Fa,
+                          active, rng.permutation(active.shape[0]))
+        primal, dual, rel = _objectives(lp, kind, y, Cv, A, Fa, active, g)
         if active.shape[0] < n and (rel <= tol or n_iter - refreshed >= _REFRESH_EVERY):
             refreshed = n_iter
             # the shrunk examples' losses were assumed zero: check them with fresh scores
             # (alpha_i = 0 there, so only their loss terms change); violators come back
             active, Fa = everyone, _all_scores(K, A, active, Fa)
             Kb, loc = K, everyone
-            primal, dual, rel = _objectives(kind, y, Cv, A, Fa, active, g)
+            primal, dual, rel = _objectives(lp, kind, y, Cv, A, Fa, active, g)
         gap = max(primal - dual, 0.0)
         history.append(rel)
         if callback is not None:
@@ -407,12 +424,12 @@ def _ascend(kind, K, y, Cv, A, tol, max_iter, shrinking, rng, callback) -> Resul
             converged = True
             break
         if shrinking:
-            keep = _shrink(A, Fa, active, y)
+            keep = _shrink(lp, A, Fa, active, y)
             if keep is not None:
                 active, Fa, loc = active[keep], np.ascontiguousarray(Fa[:, keep]), loc[keep]
                 if active.shape[0] <= _COMPACT_BELOW * Kb.shape[0]:
                     Kb, loc = _compact(Kb, loc)
-        _solve_working_set(kind, Kb, loc, diag, y, Cv, A, Fa, active,
+        _solve_working_set(lp, kind, Kb, loc, diag, y, Cv, A, Fa, active,
                            _working_set(g, active), rng)
     if active.shape[0] < n:
         Fa = _all_scores(K, A, active, Fa)
@@ -422,7 +439,7 @@ def _ascend(kind, K, y, Cv, A, tol, max_iter, shrinking, rng, callback) -> Resul
     return Result(coef=A, n_iter=n_iter, converged=converged, history=history, info=info)
 
 
-def _solve_working_set(kind, Kb, loc, diag, y, Cv, A, Fa, active, ws, rng):
+def _solve_working_set(lp, kind, Kb, loc, diag, y, Cv, A, Fa, active, ws, rng):
     """Sweeps over the working set ``active[ws]`` only, then one update of every score.
 
     The examples with the largest gap terms hold most of the gap (on letters the fifth of
@@ -440,14 +457,15 @@ def _solve_working_set(kind, Kb, loc, diag, y, Cv, A, Fa, active, ws, rng):
     before = A[sub]
     Fw = np.ascontiguousarray(Fa[:, ws])
     for _ in range(_WORKING_SET_PASSES):
-        _pass(kind, Kw, np.arange(m), True, diag, y, Cv, A, Fw, sub, rng.permutation(m))
-    _add_changes(Kb, loc, Kb.shape[0] == active.shape[0], lw, A[sub] - before, Fa)
+        lp.block_pass(kind, Kw, np.arange(m), True, diag, y, Cv, A, Fw, sub,
+                      rng.permutation(m))
+    lp.add_changes(Kb, loc, Kb.shape[0] == active.shape[0], lw, A[sub] - before, Fa)
 
 
-def _shrink(A, Fa, active, y):
+def _shrink(lp, A, Fa, active, y):
     """Mask of the active examples to keep (``None``: all), :func:`_shrinkable` dropped."""
     out = np.zeros(active.shape[0], dtype=np.bool_)
-    _shrinkable(A, Fa, active, y, out)
+    lp.shrinkable(A, Fa, active, y, out)
     return ~out if out.any() else None
 
 
