@@ -25,7 +25,7 @@ def _no_warnings():
 
 # extra arguments so that the fit runs the loop the progress bar counts
 EXTRA = {"GaussianProcessRegressor": {"n_restarts_optimizer": 1},
-         "NystromKernelRidge": {"solver": "falkon"},
+         "NystromKernelRidge": {"solver": "cg"},
          "KernelRidge": {"solver": "cg"}}
 
 VERBOSE = [cls for _, cls in all_estimators() if "verbose" in inspect.signature(cls).parameters]

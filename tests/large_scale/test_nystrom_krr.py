@@ -436,7 +436,7 @@ def test_auto_picks_cholesky_when_cheaper_as_documented():
 
 def test_cholesky_of_a_near_singular_system_warns_its_jitter():
     # 1-D RBF centers, alpha = 1e-10: H is singular to rounding; the jitter is named
-    from kernelkit.exceptions import JitterWarning
+    from kernelkit.exceptions import ConvergenceWarning, JitterWarning
 
     rng = np.random.default_rng(0)
     X = rng.uniform(-3, 3, size=(2000, 1))
@@ -445,3 +445,27 @@ def test_cholesky_of_a_near_singular_system_warns_its_jitter():
         model = NystromKernelRidge(n_centers=100, alpha=1e-10, gamma=0.5, random_state=0,
                                    solver="cholesky").fit(X, y)
     assert np.abs(model.predict(X) - y).max() < 1e-2
+
+
+def test_auto_solves_by_cg_where_the_exact_path_would_need_jitter():
+    # duplicated centers make K_MM singular and, with a tiny alpha, H = K_nM^T K_nM +
+    # alpha n K_MM is not numerically positive definite: 'cholesky' adds jitter and warns,
+    # 'auto' solves by CG instead (no JitterWarning for a default fit)
+    from kernelkit.exceptions import ConvergenceWarning, JitterWarning
+
+    X, y = _data(300)
+    X = np.vstack([X, X[:40]])
+    y = np.concatenate([y, y[:40]])
+    kw = dict(n_centers=340, alpha=1e-12, gamma=0.5, random_state=0)
+    with pytest.warns(JitterWarning):
+        NystromKernelRidge(solver="cholesky", **kw).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", JitterWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        auto = NystromKernelRidge(**kw).fit(X, y)
+    assert auto.solver_ == "cg"
+    cg = NystromKernelRidge(solver="cg", **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        cg.fit(X, y)
+    np.testing.assert_array_equal(auto.predict(X), cg.predict(X))

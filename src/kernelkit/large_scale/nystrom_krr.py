@@ -32,7 +32,7 @@ from .._validation import (
     resolve_estimator_kernel,
     validate_data,
 )
-from ..exceptions import ConvergenceWarning
+from ..exceptions import ConvergenceWarning, NumericalError
 from ..kernels import Precomputed
 from ..linalg import DaskRows, fits_in_memory, in_memory_rows, is_dask_array
 from ..linalg.blocks import ROW_QUANTUM, block_rows
@@ -97,6 +97,9 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         at ``tol`` (capped by ``max_iter``): rule and constants in
         :func:`~kernelkit.solvers.nystrom.choose_nystrom_solver`. E.g. n = 12,000 and
         M = 2,000 use Cholesky; n = 1,000,000, M = 5,000 and ``max_iter=20`` use CG.
+        Where H turns out not to be numerically positive definite (close centers, a tiny
+        ``alpha``), ``"auto"`` solves by CG instead of adding jitter; ``solver_`` says
+        which ran.
     dtype : {None, "float32", "float64"}, default=None
         Working precision of the kernel products; None keeps float32 input in float32 and
         uses float64 otherwise. In float32 the kernel blocks and their products are float32,
@@ -295,9 +298,14 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         # CG recurrences (vectors of length M) run in float64. The preconditioner's jitter
         # eps M follows the working dtype (K_MM carries float32 rounding in float32).
         kmm = self.kernel_(centers)
+        res = None
         if self.solver_ == "cholesky":
-            res = solve_nystrom_cholesky(knm, kmm, y, float(self.alpha))
-        else:
+            try:  # 'auto' takes the exact path only where it needs no jitter, else CG
+                res = solve_nystrom_cholesky(knm, kmm, y, float(self.alpha),
+                                             allow_jitter=self.solver == "cholesky")
+            except NumericalError:
+                self.solver_ = "cg"
+        if res is None:
             res = self._solve_cg(knm, kmm, y)
         return self._store(res, knm, centers)
 

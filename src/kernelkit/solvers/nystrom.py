@@ -245,7 +245,8 @@ def choose_nystrom_solver(solver: str, n: int, M: int, n_features: int, *, keep:
     return "cholesky" if exact <= passes else "cg"
 
 
-def solve_nystrom_cholesky(knm, kmm: np.ndarray, y, penalty: float) -> Result:
+def solve_nystrom_cholesky(knm, kmm: np.ndarray, y, penalty: float, *,
+                           allow_jitter: bool = True) -> Result:
     """Solve the Nystrom KRR system (1) exactly: ``H = K_nM^T K_nM + lambda n K_MM`` formed
     in one pass over fixed row blocks, then factorized.
 
@@ -258,6 +259,10 @@ def solve_nystrom_cholesky(knm, kmm: np.ndarray, y, penalty: float) -> Result:
     y : array of shape (n,) or (n, k)
     penalty : float
         Per-sample ridge penalty lambda (> 0).
+    allow_jitter : bool, default=True
+        Add diagonal jitter (with a JitterWarning) when H is not numerically positive
+        definite; False raises :class:`~kernelkit.exceptions.NumericalError` instead (the
+        caller then solves another way: NystromKernelRidge's ``solver="auto"`` takes CG).
 
     Returns
     -------
@@ -291,6 +296,7 @@ def solve_nystrom_cholesky(knm, kmm: np.ndarray, y, penalty: float) -> Result:
     H += (penalty * n) * kmm  # H = K_nM^T K_nM + lambda n K_MM  (1)
     L, jitter = jitter_cholesky(
         H, overwrite_a=True, what="Nystrom normal matrix K_nM^T K_nM + alpha n K_MM",
-        hint="increase alpha, use fewer centers or solver='cg'")
+        hint="increase alpha, use fewer centers or solver='cg'",
+        max_relative_jitter=1e-4 if allow_jitter else 0.0)
     alpha = cho_solve(L, rhs)  # L L^T alpha = K_nM^T y
     return Result(alpha, 1, True, [], {"jitter": jitter})
