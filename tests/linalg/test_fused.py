@@ -130,3 +130,17 @@ def test_kernel_operator_uses_fused_tiles(monkeypatch):
     W = np.ones((300, fused.MAX_FUSED_COLUMNS + 1))
     np.testing.assert_allclose(op @ W, RBF(1.2)(X, Y) @ W, rtol=1e-12)
     assert not calls
+
+
+def test_rbf_tiles_far_from_the_origin_stay_finite():
+    # float32 rows ~1e8 from 0: the expansion's rounding makes -||x - x||^2 / 2 positive
+    # (~1e9), and exp of it overflowed to inf (then inf * 0 = nan in the product): the
+    # exponent is clipped at 0 as the kernel's own Gram path clips it
+    rng = np.random.default_rng(2)
+    X = np.round(rng.normal(size=(4, 3)) * 1e8).astype(np.float32)
+    C = X[[2, 3, 0, 1]]
+    k = RBF(1.22)
+    V = rng.normal(size=(4, 2)).astype(np.float32)
+    out = KernelOperator(k, X, C) @ V
+    assert np.isfinite(out).all()
+    np.testing.assert_allclose(out, k(X, C) @ V, rtol=1e-6)

@@ -487,7 +487,10 @@ def rbf_and_derivative(D: np.ndarray, length_scale: float):
 
 
 def tile_exp(T):
-    """``T <- exp(T)`` (T holds -||x - y||^2 / 2 of the RBF's factor rows)."""
+    """``T <- exp(min(T, 0))`` (T holds -||x - y||^2 / 2 of the RBF's factor rows: <= 0 but
+    for the rounding of the expansion, which for x = y far from 0 in float32 is positive and
+    large enough to make exp overflow)."""
+    np.minimum(T, 0.0, out=T)
     np.exp(T, out=T)
 
 
