@@ -436,7 +436,7 @@ def test_auto_picks_cholesky_when_cheaper_as_documented():
 
 def test_cholesky_of_a_near_singular_system_warns_its_jitter():
     # 1-D RBF centers, alpha = 1e-10: H is singular to rounding; the jitter is named
-    from kernelkit.exceptions import ConvergenceWarning, JitterWarning
+    from kernelkit.exceptions import JitterWarning
 
     rng = np.random.default_rng(0)
     X = rng.uniform(-3, 3, size=(2000, 1))
