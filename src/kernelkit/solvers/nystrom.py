@@ -124,11 +124,7 @@ def solve_falkon(
     >>> res.converged
     True
     """
-    n, M = knm.shape
-    if kmm.shape != (M, M):
-        raise ValueError(f"kmm must have shape ({M}, {M}); got {kmm.shape}.")
-    if not penalty > 0:
-        raise ValueError(f"penalty must be > 0; got {penalty!r}.")
+    n, M = _check_system(knm, kmm, penalty)
     P = preconditioner or NystromPreconditioner(kmm, penalty, n)
     dtype = np.result_type(knm.dtype, np.float32)
     apply_H = _preconditioned_system(knm, kmm, penalty * n, P, dtype)
@@ -245,6 +241,16 @@ def choose_nystrom_solver(solver: str, n: int, M: int, n_features: int, *, keep:
     return "cholesky" if exact <= passes else "cg"
 
 
+def _check_system(knm, kmm, penalty) -> tuple[int, int]:
+    """``(n, M)`` of the Nystrom system (1), with K_MM's shape and the penalty checked."""
+    n, M = knm.shape
+    if kmm.shape != (M, M):
+        raise ValueError(f"kmm must have shape ({M}, {M}); got {kmm.shape}.")
+    if not penalty > 0:
+        raise ValueError(f"penalty must be > 0; got {penalty!r}.")
+    return n, M
+
+
 def solve_nystrom_cholesky(knm, kmm: np.ndarray, y, penalty: float, *,
                            allow_jitter: bool = True) -> Result:
     """Solve the Nystrom KRR system (1) exactly: ``H = K_nM^T K_nM + lambda n K_MM`` formed
@@ -286,11 +292,7 @@ def solve_nystrom_cholesky(knm, kmm: np.ndarray, y, penalty: float, *,
     >>> bool(np.allclose(H @ res.coef, Knm.T @ y))
     True
     """
-    n, M = knm.shape
-    if kmm.shape != (M, M):
-        raise ValueError(f"kmm must have shape ({M}, {M}); got {kmm.shape}.")
-    if not penalty > 0:
-        raise ValueError(f"penalty must be > 0; got {penalty!r}.")
+    n, M = _check_system(knm, kmm, penalty)
     H, rhs = knm.normal_gram(y)  # K_nM^T K_nM, K_nM^T y: float64 sums in block order
     kmm = np.asarray(kmm, dtype=np.float64)
     H += (penalty * n) * kmm  # H = K_nM^T K_nM + lambda n K_MM  (1)
