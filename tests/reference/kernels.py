@@ -49,3 +49,15 @@ def finite_difference_gradient(kernel, X, eps=1e-6):
         tm[j] -= eps
         out.append((kernel.clone_with_theta(tp)(X) - kernel.clone_with_theta(tm)(X)) / (2 * eps))
     return np.stack(out, axis=-1) if out else np.empty(X.shape[:1] * 2 + (0,))
+
+
+def finite_difference_input_gradient(kernel, X, Y, W, h=1e-6):
+    """Central differences of sum(W * K(X, Y)) with respect to each entry of Y, shape of Y."""
+    ref = np.empty_like(Y, dtype=np.float64)
+    for j in range(Y.shape[0]):
+        for f in range(Y.shape[1]):
+            Yp, Ym = Y.copy(), Y.copy()
+            Yp[j, f] += h
+            Ym[j, f] -= h
+            ref[j, f] = (np.sum(W * kernel(X, Yp)) - np.sum(W * kernel(X, Ym))) / (2 * h)
+    return ref
