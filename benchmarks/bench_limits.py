@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from kernelkit._threads import blas_threads, limit_blas, pool
+from kernelkit._core.threads import blas_threads, limit_blas, pool
 from kernelkit.kernels import RBF
 from kernelkit.linalg import KernelOperator
 

@@ -9,7 +9,7 @@ SVC keeps its default kernel cache (``cache_size`` 200 MB). Ours gets a smaller 
 (``working_memory`` 32 MiB at full size, 200 MiB in the quick run, where the whole matrix
 fits): the rows a fit holds are part of its peak memory, and the peak target (2x the CSR input
 plus the model: about 133 MiB at full size) leaves no room for a 200 MB cache. A row cache of
-64 MiB or more is an anonymous mapping (``kernelkit._memory.row_store``) that tracemalloc does
+64 MiB or more is an anonymous mapping (``kernelkit._core.memory.row_store``) that tracemalloc does
 not see, so the full-size budget stays below that and the traced peak includes the cache.
 Neither holds the n x n matrix at full size. Our peak memory is traced with tracemalloc
 (NumPy's allocations) in a second fit, so that the timed fit runs without it; libsvm's C
@@ -45,7 +45,7 @@ def _case(kernel: str, X, y, Xte, repeat: int, budget_mb: int = OUR_MB) -> Row:
     n, d = X.shape
     params = dict(kernel=kernel, C=1.0, gamma=GAMMA, tol=1e-3)
     ours = KernelClassifier(kernel=kernel, gamma=GAMMA, tol=1e-3)  # alpha=None: C = 1
-    from kernelkit._memory import SMALL_PAGES_FROM
+    from kernelkit._core.memory import SMALL_PAGES_FROM
 
     # the row store is at most the budget and at most the whole matrix: one that
     # tracemalloc sees (see the docstring)

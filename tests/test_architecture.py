@@ -31,6 +31,8 @@ FORBIDDEN = [
     ("datasets", ESTIMATORS, "datasets fit nothing"),
 ]
 
+
+
 MAX_FILE_LINES = 800
 MAX_FUNCTION_LINES = 80
 
@@ -144,7 +146,7 @@ def test_no_import_cycles():
 
 
 def test_no_private_name_imported_from_another_subpackage():
-    # top-level core modules (kernelkit._threads, kernelkit._validation, ...) are shared by
+    # the bottom layer (kernelkit._core.threads, kernelkit._core.validation, ...) is shared by
     # every subpackage; inside a subpackage, a leading underscore means "ours only"
     bad = []
     for m, imps in IMPORTS.items():
@@ -198,14 +200,32 @@ def test_no_function_over_80_lines_outside_numba():
 
 
 def test_numba_threads_are_set_only_in_threads_module():
-    # "small problem -> one thread" is kernelkit._threads.single_threaded; a second copy of
+    # "small problem -> one thread" is kernelkit._core.threads.single_threaded; a second copy of
     # the save / set / restore of numba's thread count is a second mechanism
     bad = []
     for m, p in MODULES.items():
-        if m == "kernelkit._threads":
+        if m == "kernelkit._core.threads":
             continue
         for node in ast.walk(ast.parse(p.read_text())):
             if isinstance(node, ast.Attribute) and node.attr == "set_num_threads":
                 bad.append(f"{m}:{node.lineno}")
-    assert not bad, "use kernelkit._threads.single_threaded:\n" + "\n".join(bad)
-    assert "set_num_threads" in MODULES["kernelkit._threads"].read_text()
+    assert not bad, "use kernelkit._core.threads.single_threaded:\n" + "\n".join(bad)
+    assert "set_num_threads" in MODULES["kernelkit._core.threads"].read_text()
+
+
+def test_the_bottom_layer_imports_nothing_above_it():
+    """kernelkit._core is the bottom layer (docs/design.md, "Layers and seams"): its modules
+    import one another and nothing else of kernelkit, not even the package's root."""
+    core = [m for m in MODULES if _area(m) == "_core"]
+    assert {"kernelkit._core.threads", "kernelkit._core.validation",
+            "kernelkit._core.exceptions"} <= set(core)
+    bad = sorted(f"{m} imports {t}" for m in core for t, _ in IMPORTS[m]
+                 if _area(t) != "_core")
+    assert not bad, "the core imports only the core:\n" + "\n".join(bad)
+
+
+def test_only_the_command_line_imports_the_command_line():
+    bad = sorted(f"{m} imports {t}" for m, imps in IMPORTS.items()
+                 if _area(m) not in ("cli", "__main__") for t, _ in imps if _area(t) == "cli")
+    assert not bad, "\n".join(bad)
+

@@ -479,6 +479,6 @@ def test_evaluate_without_the_target_column_says_the_target_is_missing(files, tm
     ("Price", ["price", "x"], "price"), ("sepal length", ["sepallength"], "sepallength"),
     ("y", ["x1", "x2"], None)])
 def test_a_close_name_only_when_one_is_close(name, names, close):
-    from kernelkit._cli_data import close_name
+    from kernelkit.cli.data import close_name
 
     assert close_name(name, names) == close

@@ -1,6 +1,6 @@
 """Small problems in a fresh process: no numba start, the same results (issue 35, point 2).
 
-A fit on a few dozen rows runs its numba loops interpreted (``kernelkit._interpreted``): the
+A fit on a few dozen rows runs its numba loops interpreted (``kernelkit._core.interpreted``): the
 same source as CPython runs it. These tests check that such a fit compiles and loads nothing
 (an empty numba cache stays empty), that the interpreted and compiled runs agree (to
 rounding), and that a fit with kernelkit's own kernel does not import scikit-learn's GP module.
@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 import pytest
 
-import kernelkit._interpreted as interpreted_module
+import kernelkit._core.interpreted as interpreted_module
 from kernelkit import (
     AdaBoost,
     GaussianProcessRegressor,
@@ -112,7 +112,7 @@ def test_interpreted_and_compiled_loops_agree(monkeypatch, case, n):
 def test_the_rule_is_size_and_nothing_compiled_yet():
     from numba import njit
 
-    from kernelkit._interpreted import INTERPRETED_MAX, interpreted, pick, run_interpreted
+    from kernelkit._core.interpreted import INTERPRETED_MAX, interpreted, pick, run_interpreted
 
     @njit
     def add_one(x):
@@ -135,7 +135,7 @@ def test_float32_arguments_run_compiled():
     # numba types 2.0 * float32 as float64, NumPy 2 as float32: float32 calls are compiled
     from numba import njit
 
-    from kernelkit._interpreted import interpreted
+    from kernelkit._core.interpreted import interpreted
 
     @njit
     def twice_plus(x, out):

@@ -1,4 +1,4 @@
-"""kernelkit._memory.row_store: row caches on small pages."""
+"""kernelkit._core.memory.row_store: row caches on small pages."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from kernelkit._memory import SMALL_PAGES_FROM, row_store
+from kernelkit._core.memory import SMALL_PAGES_FROM, row_store
 
 
 def _smaps_field(address: int, field: str) -> str:
@@ -103,7 +103,7 @@ def test_the_whole_matrix_by_parallel_blocks_in_place(monkeypatch):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="madvise: Linux")
 def test_rows_of_a_store_are_mapped_before_they_are_written():
-    from kernelkit._memory import populate_rows, store_mapping
+    from kernelkit._core.memory import populate_rows, store_mapping
 
     assert store_mapping(np.empty((3, 4))) is None
     populate_rows(None, np.empty((3, 4)), 1)  # a plain array: nothing to do

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone, is_classifier
 
-from kernelkit._validation import check_two_classes, plain
+from kernelkit._core.validation import check_two_classes, plain
 from kernelkit.structured import ChainOracle, MulticlassOracle, StructuredSVM
 from kernelkit.utils import all_estimators
 

@@ -1,11 +1,11 @@
-"""kernelkit._nb_sort: the heapsort numba loops use instead of numba's np.sort."""
+"""kernelkit._core.nb_sort: the heapsort numba loops use instead of numba's np.sort."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from kernelkit._nb_sort import heapsort
+from kernelkit._core.nb_sort import heapsort
 
 
 def _cases():

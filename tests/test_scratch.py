@@ -1,10 +1,10 @@
-"""kernelkit._scratch: an objective's evaluations reuse their scratch matrices."""
+"""kernelkit._core.scratch: an objective's evaluations reuse their scratch matrices."""
 
 import threading
 
 import numpy as np
 
-from kernelkit._scratch import Arena, scratch_empty
+from kernelkit._core.scratch import Arena, scratch_empty
 
 
 def test_the_ith_request_gets_the_previous_evaluations_ith_buffer():

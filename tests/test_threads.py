@@ -1,11 +1,11 @@
-"""kernelkit._threads.single_threaded: the one "small problem -> one thread" rule."""
+"""kernelkit._core.threads.single_threaded: the one "small problem -> one thread" rule."""
 
 from __future__ import annotations
 
 import numba
 import pytest
 
-from kernelkit._threads import blas_threads, single_threaded
+from kernelkit._core.threads import blas_threads, single_threaded
 
 
 def test_single_threaded_pins_blas_and_numba_and_restores_them():

@@ -1,11 +1,11 @@
-"""kernelkit._validation: the shared parameter checks and the estimator kernel resolver."""
+"""kernelkit._core.validation: the shared parameter checks and the estimator kernel resolver."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from kernelkit._validation import (
+from kernelkit._core.validation import (
     check_in_range,
     check_positive,
     check_sample_weight,

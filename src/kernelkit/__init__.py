@@ -8,7 +8,7 @@ subpackages are attributes (``kernelkit.kernels.RBF``, ``kernelkit.datasets.load
 
 from __future__ import annotations
 
-from ._lazy import attach
+from ._core.lazy import attach
 
 __version__ = "0.1.0"
 

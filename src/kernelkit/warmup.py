@@ -135,10 +135,10 @@ def warm_up(stream: TextIO | None = None, *, dtypes=(np.float64, np.float32),
     >>> warm_up() >= 0.0  # doctest: +SKIP
     True
     """
-    from ._interpreted import compiled
+    from ._core.interpreted import compiled
 
     start = time.perf_counter()
-    # compiled(): tiny problems would otherwise run their loops interpreted (_interpreted.py)
+    # compiled(): tiny problems would otherwise run their loops interpreted (_core/interpreted.py)
     with warnings.catch_warnings(), compiled():
         warnings.simplefilter("ignore")  # tiny problems: convergence and jitter notes
         for label, make, kind in warm_up_cases():

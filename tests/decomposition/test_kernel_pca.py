@@ -207,7 +207,7 @@ def test_centring_in_place_memory(solver, kernel):
     kpca = KernelPCA(n_components=5, kernel=kernel, gamma=0.3, eigen_solver=solver,
                      random_state=0)
     # compile numba outside the measurement: every tile layout, and the parallel twins that
-    # only a problem of this size calls (kernelkit._twin)
+    # only a problem of this size calls (kernelkit._core.twin)
     kpca.fit(X)
     tracemalloc.start()
     try:

@@ -146,7 +146,7 @@ def test_product_factors_computed_once_per_evaluation(X, monkeypatch):
 def test_exp_sine_on_a_time_axis_equals_sklearn(length_scale, periodicity, fixed):
     # one feature: sin(a_i - a_j) and cos(a_i - a_j) from two rank-2 products of the sines
     # and cosines of the reduced angles, at the offset of calendar years
-    from kernelkit._scratch import Arena
+    from kernelkit._core.scratch import Arena
 
     x = np.sort(np.random.default_rng(5).uniform(1958.0, 2001.0, 80))[:, None]
     bounds = {f"{name}_bounds": "fixed" for name in [fixed] if name}

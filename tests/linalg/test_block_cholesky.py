@@ -100,10 +100,10 @@ def test_jitter_of_an_appended_block_is_relative_to_its_kernel_diagonal(how):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("orders", ["CC", "CF", "FC", "FF"])
 def test_matmul_through_scipy_blas_equals_numpy(dtype, orders):
-    """kernelkit._blas.matmul (the product the block factor uses after its triangular solves,
+    """kernelkit._core.blas.matmul (the product the block factor uses after its triangular solves,
     in SciPy's BLAS) equals NumPy's product for either memory order; vectors go to GEMV and
     non-BLAS inputs (int, strided) to NumPy."""
-    from kernelkit._blas import matmul
+    from kernelkit._core.blas import matmul
 
     rng = np.random.default_rng(1)
     A = np.asarray(rng.normal(size=(7, 5)), dtype=dtype, order=orders[0])

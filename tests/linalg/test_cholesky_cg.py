@@ -85,7 +85,7 @@ def test_inverse_by_blocks_and_by_potri_from_the_lower_triangle_only(n, one_thre
     # one BLAS thread and n <= 2048: L^-1 by halves and trmm; else LAPACK potri. Either
     # reads the lower triangle only (a factor with clean=False keeps K above it);
     # full=False leaves the upper triangle unmirrored
-    from kernelkit._threads import single_threaded
+    from kernelkit._core.threads import single_threaded
 
     A = _spd(n, seed=n)
     L = np.linalg.cholesky(A) + np.triu(np.full((n, n), 7.0), 1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kernelkit._threads import limit_blas
+from kernelkit._core.threads import limit_blas
 from kernelkit.kernels import RBF, Constant, Laplacian, Matern, Polynomial, RationalQuadratic
 from kernelkit.linalg import KernelOperator, fused
 from kernelkit.linalg.fused import (

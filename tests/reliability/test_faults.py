@@ -28,7 +28,7 @@ def test_the_blockwise_solver_is_chosen_where_it_exists():
 
 
 def test_memory_check_reads_the_override(monkeypatch):
-    from kernelkit._memory import available_memory, require_memory
+    from kernelkit._core.memory import available_memory, require_memory
     from kernelkit.exceptions import InsufficientMemoryError
 
     monkeypatch.setenv("KERNELKIT_AVAILABLE_MEMORY", str(2**27))

@@ -37,7 +37,7 @@ def test_the_classifier_of_outcomes_tells_clear_from_raw_errors():
     labels, or a LinAlgError, is not."""
     import numpy as np
 
-    from kernelkit._validation import check_positive
+    from kernelkit._core.validation import check_positive
 
     try:
         check_positive(-1.0, "alpha")

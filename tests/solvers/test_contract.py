@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kernelkit._result import Result
+from kernelkit._core.result import Result
 from kernelkit.kernels import RBF
 from kernelkit.linalg import KernelOperator, KernelRows
 from kernelkit.losses import CrammerSinger, Hinge, Logistic, Squared

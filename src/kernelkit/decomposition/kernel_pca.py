@@ -29,18 +29,17 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.exceptions import NotFittedError, PositiveSpectrumWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._interpreted import pick
-from .._memory import require_memory
-from .._threads import limit_blas, pool
-from .._validation import (
+from .._core.interpreted import pick
+from .._core.memory import require_memory
+from .._core.threads import limit_blas, pool
+from .._core.validation import (
     FLOAT_DTYPES,
     KERNEL_PARAMETER_CONSTRAINTS,
     check_is_fitted,
     check_nonnegative,
-    resolve_estimator_kernel,
     validate_data,
 )
-from ..kernels import Precomputed
+from ..kernels import Precomputed, resolve_estimator_kernel
 from ..linalg import block_rows, cho_solve, jitter_cholesky, top_eigh
 
 __all__ = ["KernelPCA"]
@@ -117,7 +116,7 @@ def _exp_gram_centered(A, B):
     n = A.shape[0]
     K = np.empty((n, n), dtype=A.dtype)
     r, c = 128, 2048  # tiles of 128 x 2048 (in cache between the steps)
-    clip_and_sum = pick(_clip_and_sum, n)  # a small problem interpreted (_interpreted.py)
+    clip_and_sum = pick(_clip_and_sum, n)  # a small problem interpreted (_core/interpreted.py)
 
     def row_block(s):
         # k_ij = exp(min(-1/2 ||x_i - x_j||^2, 0)) for i in [s, e), j >= s

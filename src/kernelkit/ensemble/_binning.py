@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .._twin import twin
+from .._core.twin import twin
 
 __all__ = ["MAX_BINS", "bin_features", "Binned"]
 

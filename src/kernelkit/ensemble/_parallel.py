@@ -1,5 +1,5 @@
 """The boosting fit's per-fit choice between a kernel's serial and parallel twin (the twins
-themselves: :mod:`kernelkit._twin`)."""
+themselves: :mod:`kernelkit._core.twin`)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import time
 
 import numba
 
-from .._interpreted import INTERPRETED_WORK, pick
-from .._twin import PARALLEL_WORK
+from .._core.interpreted import INTERPRETED_WORK, pick
+from .._core.twin import PARALLEL_WORK
 
 __all__ = ["Chooser"]
 
@@ -32,7 +32,7 @@ class Chooser:
 
     def __call__(self, kernel, *args, work: int):
         if work < self.min_work or numba.get_num_threads() < 2:
-            # the serial twin; a small pass interpreted until it is compiled (_interpreted.py)
+            # the serial twin; a small pass interpreted until it is compiled (_core/interpreted.py)
             return pick(kernel.seq, work, INTERPRETED_WORK)(*args)
         name = kernel.__name__
         i = self.calls.get(name, 0)

@@ -30,7 +30,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .._twin import twin
+from .._core.twin import twin
 from ._stump_numba import _first_min, _impurity, _majority_leaves
 
 __all__ = ["presort_columns", "best_sparse_stump_binary", "best_sparse_stump_classes",

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .._interpreted import pick
-from .._twin import twin
+from .._core.interpreted import pick
+from .._core.twin import twin
 
 __all__ = [
     "best_stump_binary",
@@ -637,7 +637,7 @@ def boost_update(log_d, pred, y, alpha, G, top, gtop, d1, w):
     up to date in O(1) since α > 0; the training error is Σᵢ D₁(i)·1[top[i] ≠ yᵢ].
     The exponentials run in NumPy (SIMD), the per-sample logic in numba.
     """
-    # a small problem interpreted: numba not started for it (_interpreted.py)
+    # a small problem interpreted: numba not started for it (_core/interpreted.py)
     mx, err = pick(_votes_and_log_weights, log_d.shape[0])(log_d, pred, y, alpha, G, top,
                                                            gtop, d1)
     np.subtract(log_d, mx, out=w)

@@ -16,9 +16,9 @@ from sklearn.utils import check_random_state, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import has_fit_parameter
 
-from .._interpreted import pick
-from .._progress import progress_bar
-from .._validation import (
+from .._core.interpreted import pick
+from .._core.progress import progress_bar
+from .._core.validation import (
     FLOAT_DTYPES,
     check_classification_targets,
     check_is_fitted,
@@ -252,7 +252,7 @@ default="stump"
     @property
     def _squares_inputs(self) -> bool:
         # stumps and trees only compare feature values: any finite magnitude is fine
-        # (kernelkit._validation refuses values whose squares overflow for the others)
+        # (kernelkit._core.validation refuses values whose squares overflow for the others)
         return not (self.estimator in (None, "stump", "tree")
                     or isinstance(self.estimator, (DecisionStump, DecisionTree)))
 

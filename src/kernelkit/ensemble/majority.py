@@ -8,7 +8,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import get_tags
 from sklearn.utils.validation import has_fit_parameter
 
-from .._validation import (
+from .._core.validation import (
     FLOAT_DTYPES,
     check_classification_targets,
     check_is_fitted,

@@ -21,9 +21,9 @@ import scipy.linalg
 import scipy.sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._interpreted import pick
-from .._threads import pool
-from .._validation import (
+from .._core.interpreted import pick
+from .._core.threads import pool
+from .._core.validation import (
     FLOAT_DTYPES,
     check_classification_targets,
     check_is_fitted,

@@ -5,7 +5,7 @@ Names are imported lazily from their defining submodules.
 
 from __future__ import annotations
 
-from .._lazy import attach
+from .._core.lazy import attach
 
 _NAMES = {
     "GaussianProcessRegressor": "gpr",

@@ -43,8 +43,8 @@ from scipy.linalg import solve_triangular
 from scipy.linalg.blas import dgemm
 from scipy.linalg.lapack import dtrtri
 
-from .._scratch import Arena, scratch_empty
-from .._threads import single_threaded
+from .._core.scratch import Arena, scratch_empty
+from .._core.threads import single_threaded
 from ..linalg import cho_inverse, fits_in_memory, jitter_cholesky
 from ..linalg.fused import tile_plan
 
@@ -102,7 +102,7 @@ class KernelBlocks:
 
     ``keep``: the first pass of an evaluation writes K_bM here and the gradient pass reads
     it back (each evaluation computes a kernel block once); the next evaluation writes
-    into the same memory. Each worker thread also gets an :class:`~kernelkit._scratch.Arena`
+    into the same memory. Each worker thread also gets an :class:`~kernelkit._core.scratch.Arena`
     for a block's temporaries (A_b, G_bM, the kernel's contraction). From the second
     evaluation on no page is new: fresh pages cost a page fault each, and made the
     blockwise passes about 1.3x slower. Without ``keep`` (K_nM does not fit in working

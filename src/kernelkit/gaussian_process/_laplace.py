@@ -28,7 +28,7 @@ from scipy.linalg import solve_triangular
 from scipy.linalg.blas import dger
 from scipy.special import erf, expit
 
-from .._blas import matvec, symv
+from .._core.blas import matvec, symv
 from ..linalg import cho_inverse, cho_solve, jitter_cholesky, tril_inplace
 
 __all__ = ["LaplaceMode", "posterior_mode", "laplace_log_marginal_likelihood",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import validate_data
+from .._core.validation import validate_data
 from ..linalg import is_dask_array
 from ._rows import InMemoryRows, TrainingRows, rows_per_block
 

@@ -18,16 +18,15 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._memory import require_memory
-from .._threads import single_threaded
-from .._validation import (
+from .._core.memory import require_memory
+from .._core.threads import single_threaded
+from .._core.validation import (
     check_classification_targets,
     check_is_fitted,
     check_two_classes,
-    resolve_estimator_kernel,
     validate_data,
 )
-from ..kernels import RBF, Constant
+from ..kernels import RBF, Constant, resolve_estimator_kernel
 from ..linalg import block_rows
 from ._laplace import (
     laplace_log_marginal_likelihood,

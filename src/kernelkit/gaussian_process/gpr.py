@@ -17,13 +17,13 @@ from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
-from .._blas import gram
-from .._memory import require_memory
-from .._progress import progress_bar
-from .._scratch import Arena
-from .._threads import single_threaded
-from .._validation import check_is_fitted, resolve_estimator_kernel, validate_data
-from ..kernels import RBF, Constant, Kernel, SklearnKernel, resolve_kernel
+from .._core.blas import gram
+from .._core.memory import require_memory
+from .._core.progress import progress_bar
+from .._core.scratch import Arena
+from .._core.threads import single_threaded
+from .._core.validation import check_is_fitted, validate_data
+from ..kernels import RBF, Constant, Kernel, SklearnKernel, resolve_estimator_kernel, resolve_kernel
 from ..linalg import BlockCholesky, block_rows, cho_solve
 from ._marginal_likelihood import factorize, log_marginal_likelihood
 from ._online import (

@@ -18,10 +18,10 @@ from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
 from sklearn.utils import check_array, check_consistent_length, check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._memory import require_memory
-from .._progress import progress_bar
-from .._threads import single_threaded
-from .._validation import check_is_fitted, check_target_magnitude, validate_data
+from .._core.memory import require_memory
+from .._core.progress import progress_bar
+from .._core.threads import single_threaded
+from .._core.validation import check_is_fitted, check_target_magnitude, validate_data
 from ..kernels import RBF, resolve_kernel
 from ..linalg import block_rows, jitter_cholesky
 from ._coregionalization import Coregionalization, ObservedPairs, dense_log_marginal_likelihood

@@ -18,11 +18,11 @@ from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._progress import progress_bar
-from .._threads import single_threaded
-from .._validation import check_is_fitted, resolve_estimator_kernel, validate_data
+from .._core.progress import progress_bar
+from .._core.threads import single_threaded
+from .._core.validation import check_is_fitted, validate_data
 from ..exceptions import JitterWarning, NumericalError
-from ..kernels import RBF, Constant
+from ..kernels import RBF, Constant, resolve_estimator_kernel
 from ._collapsed_bound import collapsed_bound, kernel_blocks
 from ._inducing import candidate_count, select_inducing
 from ._optimize import OPTIMIZER_CONSTRAINTS

@@ -15,15 +15,15 @@ from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.model_selection import check_cv
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._validation import (
+from .._core.validation import (
     FLOAT_DTYPES,
     KERNEL_PARAMETER_CONSTRAINTS,
     check_dense_target,
     check_is_fitted,
-    resolve_estimator_kernel,
     validate_data,
 )
 from ..exceptions import NumericalError
+from ..kernels import resolve_estimator_kernel
 from ..linalg import KernelOperator, top_eigh
 
 __all__ = ["KernelRidgeCV"]

@@ -14,16 +14,16 @@ import numpy as np
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._progress import progress_bar
-from .._validation import (
+from .._core.progress import progress_bar
+from .._core.validation import (
     FLOAT_DTYPES,
     KERNEL_PARAMETER_CONSTRAINTS,
     check_dense_target,
     check_is_fitted,
     check_sample_weight,
-    resolve_estimator_kernel,
     validate_data,
 )
+from ..kernels import resolve_estimator_kernel
 from ..linalg import KernelOperator
 from ..solvers.krr import choose_solver, solve_krr
 from ._online import extend_kernel_ridge, online_state

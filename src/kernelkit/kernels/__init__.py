@@ -5,7 +5,7 @@ Compose with ``+``, ``*`` and scalar ``*``; turn any user spelling into a kernel
 :class:`kernelkit.linalg.KernelOperator`.
 """
 
-from ._resolve import resolve_kernel
+from ._resolve import resolve_estimator_kernel, resolve_kernel
 from ._sklearn import SklearnKernel
 from .base import Hyperparameter, Kernel, Product, Scale, Sum
 from .dot_product import DotProduct, Linear, Polynomial
@@ -36,5 +36,6 @@ __all__ = [
     "Pairwise",
     "SklearnKernel",
     "JointKernel",
+    "resolve_estimator_kernel",
     "resolve_kernel",
 ]

@@ -33,7 +33,7 @@ import itertools
 
 import numpy as np
 
-from .._scratch import scratch_empty
+from .._core.scratch import scratch_empty
 
 __all__ = ["Contraction", "GRADIENT", "SQUARE", "CROSS", "DIAG", "INPUT"]
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .. import _blas
-from .._interpreted import INTERPRETED_WORK, pick
-from .._scratch import scratch_empty
-from .._twin import twin
+from .._core import blas as _blas
+from .._core.interpreted import INTERPRETED_WORK, pick
+from .._core.scratch import scratch_empty
+from .._core.twin import twin
 from . import _sparse
 
 __all__ = [
@@ -106,7 +106,7 @@ def sq_euclidean(X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
         X, Y = centre_pair(X, Y)
     Y = X if Y is None else Y
     G = gram(X, Y)
-    # a small matrix interpreted until the loop is compiled (_interpreted.py)
+    # a small matrix interpreted until the loop is compiled (_core/interpreted.py)
     pick(_sqdist_from_gram, G.size, INTERPRETED_WORK)(G, row_norms_sq(X), row_norms_sq(Y),
                                                       symmetric)
     return G
@@ -384,7 +384,7 @@ def _exp_sine_and_derivatives(D, freq, gamma, K, G1, G2):  # pragma: no cover - 
 
 
 def _outputs(D, count):
-    # an optimizer's evaluation reuses the previous evaluation's matrices (kernelkit._scratch)
+    # an optimizer's evaluation reuses the previous evaluation's matrices (kernelkit._core.scratch)
     return tuple(scratch_empty(D.shape) for _ in range(count))
 
 

@@ -14,7 +14,7 @@ from .dot_product import Linear, Polynomial
 from .special import Pairwise, Precomputed
 from .stationary import RBF, Laplacian
 
-__all__ = ["resolve_kernel"]
+__all__ = ["resolve_estimator_kernel", "resolve_kernel"]
 
 _PAIRWISE_NAMES = {"sigmoid", "cosine", "chi2", "additive_chi2"}
 
@@ -100,3 +100,24 @@ def _is_sklearn_gp_kernel(obj) -> bool:
     # importing it to ask (it loads sklearn.metrics, ~0.2 s) would cost every fresh process
     module = sys.modules.get("sklearn.gaussian_process.kernels")
     return module is not None and isinstance(obj, module.Kernel)
+
+
+def resolve_estimator_kernel(estimator, n_features: int) -> Kernel:
+    """Resolve an estimator's ``kernel`` (+ ``gamma/degree/coef0/kernel_params``) parameters.
+
+    Returns a *clone* for kernel objects, so that fitting never mutates a constructor
+    parameter.
+    """
+    from sklearn.base import clone
+
+    kernel = getattr(estimator, "kernel", "rbf")
+    k = resolve_kernel(
+        kernel,
+        gamma=getattr(estimator, "gamma", None),
+        degree=getattr(estimator, "degree", 3),
+        coef0=getattr(estimator, "coef0", 1),
+        kernel_params=getattr(estimator, "kernel_params", None),
+        n_features=n_features,
+    )
+    # a wrapped scikit-learn kernel is the user's object too: clone the wrapper deeply
+    return clone(k) if k is kernel or isinstance(k, SklearnKernel) else k

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._scratch import scratch_empty
+from .._core.scratch import scratch_empty
 from ._contractions import CROSS, DIAG, GRADIENT, INPUT, SQUARE, Contraction
 from ._params import _as_float_array, _n_rows
 from .kernel import ALGEBRA, Kernel, TileFactors, _float_dtype

@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.base import clone
 
-from .._memory import require_memory
+from .._core.memory import require_memory
 from ._distances import tile_exp
 from ._params import Hyperparameter, Parametrized, _as_float_array, _n_rows, refuse_sparse
 

@@ -10,7 +10,7 @@ import functools
 
 import numpy as np
 
-from .._scratch import scratch_empty
+from .._core.scratch import scratch_empty
 from . import _distances as dist
 from ._sparse import SparseRowProducts, as_sparse_rows, is_sparse, scale_columns
 from .base import Kernel

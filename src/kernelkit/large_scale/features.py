@@ -25,7 +25,7 @@ from sklearn.base import (
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._validation import FLOAT_DTYPES, check_is_fitted, check_positive, validate_data
+from .._core.validation import FLOAT_DTYPES, check_is_fitted, check_positive, validate_data
 from ..kernels import RBF, Laplacian, Matern, Precomputed, resolve_kernel
 from ..linalg import KernelOperator
 

@@ -23,17 +23,16 @@ from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 
-from .._progress import progress_bar
-from .._validation import (
+from .._core.progress import progress_bar
+from .._core.validation import (
     FLOAT_DTYPES,
     KERNEL_PARAMETER_CONSTRAINTS,
     check_dense_target,
     check_is_fitted,
-    resolve_estimator_kernel,
     validate_data,
 )
 from ..exceptions import ConvergenceWarning, NumericalError
-from ..kernels import Precomputed
+from ..kernels import Precomputed, resolve_estimator_kernel
 from ..linalg import DaskRows, fits_in_memory, in_memory_rows, is_dask_array
 from ..linalg.blocks import ROW_QUANTUM, block_rows
 from ..solvers.nystrom import (

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 import sklearn
 
-from .._threads import blas_threads, limit_blas, numba_threads, pool
+from .._core.threads import blas_threads, limit_blas, numba_threads, pool
 
 __all__ = [
     "PARALLEL_MIN_ENTRIES",

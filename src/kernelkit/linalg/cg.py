@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._result import Result
+from .._core.result import Result
 
 __all__ = ["pcg"]
 

@@ -244,7 +244,7 @@ def cho_inverse(L: np.ndarray, overwrite_l: bool = False, full: bool = True) -> 
     >>> (cho_inverse(L) @ [[4.0, 2.0], [2.0, 3.0]]).round(12).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    from .._threads import blas_threads
+    from .._core.threads import blas_threads
 
     F = np.array(L, order="F", copy=not overwrite_l)
     if F.dtype not in (np.float32, np.float64):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from .._blas import matmul
+from .._core.blas import matmul
 from .cholesky import jitter_cholesky
 
 __all__ = ["cholesky_append"]

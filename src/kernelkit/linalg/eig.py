@@ -17,7 +17,7 @@ import scipy.linalg
 from scipy.sparse.linalg import lobpcg
 from sklearn.utils import check_random_state
 
-from .._threads import limit_blas
+from .._core.threads import limit_blas
 from ..exceptions import ConvergenceWarning
 
 __all__ = ["top_eigh"]

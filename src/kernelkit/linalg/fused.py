@@ -40,7 +40,7 @@ import os
 
 import numpy as np
 
-from .._threads import blas_threads, limit_blas, pool
+from .._core.threads import blas_threads, limit_blas, pool
 from .blocks import block_slices
 
 __all__ = ["cache_bytes", "tile_shape", "TilePlan", "tile_plan", "fused_matmul",

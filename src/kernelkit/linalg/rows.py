@@ -22,9 +22,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .._interpreted import pick
-from .._memory import populate_rows, row_store, store_mapping
-from .._twin import twin
+from .._core.interpreted import pick
+from .._core.memory import populate_rows, row_store, store_mapping
+from .._core.twin import twin
 from ..kernels import Kernel, Precomputed
 from .blocks import block_rows, map_blocks, parallel_threads, working_memory_bytes
 
@@ -264,7 +264,7 @@ class KernelRows:
             self.fetch_many(cols)
             if 4 * len(rows) >= self.n:  # most of each row: whole rows summed, then read
                 acc = np.zeros(self.n)  # at ``rows`` (a vectorized pass, not a gather
-                # per entry: 1.5x faster); a small problem interpreted (_interpreted.py)
+                # per entry: 1.5x faster); a small problem interpreted (_core/interpreted.py)
                 pick(_cols_sum, self.n)(self.data, self.slot_of, cols, vals, acc)
                 return acc[rows]
             pick(_cols_dot, self.n)(self.data, self.slot_of, rows, cols, vals, out)

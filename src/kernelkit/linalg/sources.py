@@ -39,7 +39,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from .._threads import blas_threads
+from .._core.threads import blas_threads
 from .blocks import block_slices, reduce_row_blocks
 from .operator import KernelOperator
 

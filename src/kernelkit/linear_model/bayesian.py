@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval
 
-from .._validation import check_is_fitted, validate_data
+from .._core.validation import check_is_fitted, validate_data
 from ..linalg import cho_inverse, cho_logdet, cho_solve, jitter_cholesky
 
 __all__ = ["BayesianLinearRegression"]

@@ -16,7 +16,7 @@ import scipy.sparse
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval
 
-from .._validation import (
+from .._core.validation import (
     FLOAT_DTYPES,
     check_dense_target,
     check_is_fitted,

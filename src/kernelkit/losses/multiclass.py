@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._nb_sort import heapsort
+from .._core.nb_sort import heapsort
 from .base import Loss
 
 __all__ = ["MulticlassLoss", "WestonWatkins", "CrammerSinger"]

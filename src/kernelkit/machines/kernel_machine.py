@@ -30,8 +30,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 
-from .._progress import progress_bar
-from .._validation import (
+from .._core.progress import progress_bar
+from .._core.validation import (
     FLOAT_DTYPES,
     KERNEL_PARAMETER_CONSTRAINTS,
     check_classification_targets,

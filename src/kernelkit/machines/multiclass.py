@@ -26,9 +26,9 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._memory import require_memory
-from .._progress import progress_bar
-from .._validation import (
+from .._core.memory import require_memory
+from .._core.progress import progress_bar
+from .._core.validation import (
     FLOAT_DTYPES,
     KERNEL_PARAMETER_CONSTRAINTS,
     check_classification_targets,

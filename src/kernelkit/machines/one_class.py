@@ -31,8 +31,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, OutlierMixin, clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._progress import progress_bar
-from .._validation import (
+from .._core.progress import progress_bar
+from .._core.validation import (
     FLOAT_DTYPES,
     check_in_range,
     check_is_fitted,

@@ -29,18 +29,17 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._interpreted import pick
-from .._threads import single_threaded
-from .._validation import (
+from .._core.interpreted import pick
+from .._core.threads import single_threaded
+from .._core.validation import (
     KERNEL_PARAMETER_CONSTRAINTS,
     check_classification_targets,
     check_is_fitted,
     check_two_classes,
     plain,
-    resolve_estimator_kernel,
     validate_data,
 )
-from ..kernels import Precomputed
+from ..kernels import Precomputed, resolve_estimator_kernel
 from ..linalg import block_rows
 
 __all__ = ["KernelPerceptron"]

@@ -1,11 +1,11 @@
-"""Solvers: problem -> Result; each takes a callback and returns kernelkit._result.Result.
+"""Solvers: problem -> Result; each takes a callback and returns kernelkit._core.result.Result.
 
 Names are imported lazily from their defining submodules.
 """
 
 from __future__ import annotations
 
-from .._lazy import attach
+from .._core.lazy import attach
 
 _NAMES = {
     "Result": "_result_alias",

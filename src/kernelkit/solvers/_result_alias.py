@@ -1,5 +1,5 @@
 """Re-export of the common solver Result."""
 
-from .._result import Result
+from .._core.result import Result
 
 __all__ = ["Result"]

@@ -8,7 +8,7 @@ has by the representer theorem ``f = sum_i a_i k(x_i, .)``: the problem is given
 kernel rows of the training points, the targets, the loss, the C_i and whether an
 intercept b is fitted. :class:`DualProblem` holds exactly that, and :func:`solve_dual`
 chooses a method (rule in :func:`choose_method`), its tolerance and iteration defaults,
-and returns a :class:`~kernelkit._result.Result` whose ``coef`` are the dual coefficients
+and returns a :class:`~kernelkit._core.result.Result` whose ``coef`` are the dual coefficients
 a (one column per class for a multiclass loss) and ``info["intercept"]`` is b.
 
 Methods: ``"smo"`` (piecewise-linear losses with an intercept: libsvm's equality-
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._result import Result
+from .._core.result import Result
 from .dual_cd import solve_dual_cd
 from .multiclass_cd import solve_multiclass_cd
 from .newton import solve_newton

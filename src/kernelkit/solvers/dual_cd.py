@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 from numba import njit
 
-from .._result import Result
+from .._core.result import Result
 from ..exceptions import ConvergenceWarning
 from ..linalg.rows import as_kernel_rows
 from ..losses.base import quadratic_box_step

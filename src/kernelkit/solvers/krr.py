@@ -25,8 +25,8 @@ import numpy as np
 import sklearn
 from numba import njit, prange
 
-from .._memory import require_memory
-from .._result import Result
+from .._core.memory import require_memory
+from .._core.result import Result
 from ..exceptions import ConvergenceWarning
 from ..linalg import KernelOperator, cho_solve, fits_in_memory, jitter_cholesky, pcg
 from .preconditioners import nystrom_woodbury

@@ -53,10 +53,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from .._interpreted import pick
-from .._memory import row_store
-from .._result import Result
-from .._twin import twin
+from .._core.interpreted import pick
+from .._core.memory import row_store
+from .._core.result import Result
+from .._core.twin import twin
 from ..exceptions import ConvergenceWarning
 from ..linalg.blocks import fits_in_memory
 from ..linalg.rows import gather_rows
@@ -255,7 +255,7 @@ def _loss_kind(loss) -> int:
 
 class _Loops(NamedTuple):
     """The numba loops of one solve: compiled, or for a small problem in a process that has
-    not compiled them yet, their own code run by CPython (``kernelkit._interpreted``)."""
+    not compiled them yet, their own code run by CPython (``kernelkit._core.interpreted``)."""
 
     block_pass: object
     add_changes: object

@@ -22,7 +22,7 @@ import warnings
 
 import numpy as np
 
-from .._result import Result
+from .._core.result import Result
 from ..exceptions import ConvergenceWarning
 from ..linalg import KernelOperator, fits_in_memory, pcg
 

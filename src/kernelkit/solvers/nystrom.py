@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 
-from .._result import Result
+from .._core.result import Result
 from ..linalg import cho_solve, fits_in_memory, jitter_cholesky, pcg
 from .preconditioners import NystromPreconditioner
 

@@ -37,7 +37,7 @@ from scipy.linalg import solve_triangular
 from scipy.linalg.lapack import dlauum
 from sklearn.utils import check_random_state
 
-from .._threads import limit_blas
+from .._core.threads import limit_blas
 from ..exceptions import JitterWarning
 from ..linalg import KernelOperator, jitter_cholesky
 

@@ -42,10 +42,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._interpreted import pick
-from .._memory import row_store
-from .._result import Result
-from .._threads import limit_blas
+from .._core.interpreted import pick
+from .._core.memory import row_store
+from .._core.result import Result
+from .._core.threads import limit_blas
 from ..exceptions import ConvergenceWarning
 from ..linalg.rows import KernelRows, as_kernel_rows, gather_rows
 
@@ -665,7 +665,7 @@ def _run_smo(rows: KernelRows, qp: _QP, tol: float, max_iter: int, shrinking: bo
     low = np.where(ys > 0, b > lo, b < hi)
     full = (b, yG, ys, lo, hi, up, low)
     prob = _Problem(full, np.arange(n_var, dtype=np.int64), _FullRows(rows, idx), None)
-    # a small problem runs the loop's own code in CPython (_interpreted.py): numba's start
+    # a small problem runs the loop's own code in CPython (_core/interpreted.py): numba's start
     # in a fresh process costs more than the whole solve
     loop = pick(_smo_loop, n_var)
     # rows come one at a time: a one-row product gains nothing from BLAS threads

@@ -9,7 +9,7 @@ or your own :class:`Oracle`). Names are imported lazily from their defining subm
 
 from __future__ import annotations
 
-from .._lazy import attach
+from .._core.lazy import attach
 
 _NAMES = {
     "Oracle": "base",

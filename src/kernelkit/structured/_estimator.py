@@ -13,12 +13,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils._param_validation import HasMethods, Interval
 
-from .._validation import (
+from .._core.validation import (
     KERNEL_PARAMETER_CONSTRAINTS,
     check_is_fitted,
     check_two_classes,
-    resolve_estimator_kernel,
 )
+from ..kernels import resolve_estimator_kernel
 from ._field import unary_scores
 from .base import REQUIRED_ORACLE_METHODS, check_oracle
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._progress import progress_bar
-from .._result import Result
+from .._core.progress import progress_bar
+from .._core.result import Result
 from ._chain_bcfw import ChainBlocks, chain_fast_path
 from ._dual import DualState
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._progress import progress_bar
-from .._result import Result
+from .._core.progress import progress_bar
+from .._core.result import Result
 from ._dual import DualState
 
 __all__ = ["solve_cutting_plane"]

@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
-from .._progress import progress_bar
+from .._core.progress import progress_bar
 from ._dual import DualState
 from ._estimator import SHARED_CONSTRAINTS, JointKernelModel
 from ._field import UnaryField

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._cli_info import CLIError
+from .info import CLIError
 
 __all__ = ["SPARSE_SUFFIXES", "SVMLIGHT_SUFFIXES", "is_sparse_file", "read_sparse",
            "sparse_target"]

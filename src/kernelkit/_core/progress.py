@@ -29,7 +29,7 @@ def progress_bar(verbose, total: int | None = None, desc: str = ""):
 
     Examples
     --------
-    >>> from kernelkit._progress import progress_bar
+    >>> from kernelkit._core.progress import progress_bar
     >>> with progress_bar(0, total=3) as bar:
     ...     for _ in range(3):
     ...         bar.update()

@@ -20,7 +20,7 @@ def gram(X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from kernelkit._blas import gram
+    >>> from kernelkit._core.blas import gram
     >>> gram(np.array([[1.0, 2.0]]), np.array([[3.0, 4.0]]))
     array([[11.]])
     """
@@ -46,7 +46,7 @@ def matmul(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from kernelkit._blas import matmul
+    >>> from kernelkit._core.blas import matmul
     >>> matmul(np.array([[1.0, 2.0], [3.0, 4.0]]), np.eye(2)).tolist()
     [[1.0, 2.0], [3.0, 4.0]]
     """
@@ -71,7 +71,7 @@ def matvec(A: np.ndarray, x: np.ndarray) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from kernelkit._blas import matvec
+    >>> from kernelkit._core.blas import matvec
     >>> matvec(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, 1.0]))
     array([3., 7.])
     """
@@ -88,7 +88,7 @@ def symv(A: np.ndarray, x: np.ndarray) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from kernelkit._blas import symv
+    >>> from kernelkit._core.blas import symv
     >>> symv(np.array([[2.0, 1.0], [1.0, 2.0]]), np.array([1.0, 0.0]))
     array([2., 1.])
     """

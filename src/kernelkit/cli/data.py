@@ -1,6 +1,6 @@
 """Tables for the ``kernelkit`` command: CSV/Parquet files read and written with pandas.
 
-One-line :class:`~kernelkit._cli_info.CLIError` messages for every problem (missing file or
+One-line :class:`~kernelkit.cli.info.CLIError` messages for every problem (missing file or
 column, non-numeric or missing values), as the command reports them.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from ._cli_info import CLIError
+from .info import CLIError
 
 __all__ = ["CSV_SUFFIXES", "PARQUET_SUFFIXES", "read_table", "feature_matrix", "write_table",
            "check_missing", "check_suffix", "column", "non_numeric", "one_line",
@@ -132,7 +132,7 @@ def feature_matrix(df, columns: list[str], path: str):
 
 def write_table(df, path: str) -> None:
     """Write ``df`` to CSV/Parquet atomically (nothing is left behind on failure)."""
-    from .io import atomic_write
+    from ..io import atomic_write
 
     p = Path(path)
     suffix = check_suffix(p, "output file")

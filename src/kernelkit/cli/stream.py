@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ._cli_data import (
+from .data import (
     CSV_SUFFIXES,
     PARQUET_SUFFIXES,
     check_suffix,
@@ -23,7 +23,7 @@ from ._cli_data import (
     pandas_module,
     write_table,
 )
-from ._cli_info import CLIError
+from .info import CLIError
 
 __all__ = ["csv_chunks", "is_streamable", "predict_frame", "frames_of_chunks", "write_frames",
            "DEFAULT_CHUNK_ROWS"]
@@ -96,7 +96,7 @@ def frames_of_chunks(model, chunks, features_of, path, *, std, digits):
 
 def write_frames(frames, out: str | None) -> int:
     """Write the tables one after the other (one header) to ``out`` or stdout; the rows."""
-    from .io import atomic_write
+    from ..io import atomic_write
 
     count = 0
 

@@ -10,8 +10,6 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 from sklearn.utils.validation import validate_data as _sk_validate_data
 
-from .kernels import Kernel, SklearnKernel, resolve_kernel
-
 __all__ = [
     "validate_data",
     "check_classification_targets",
@@ -22,7 +20,6 @@ __all__ = [
     "check_in_range",
     "check_sample_weight",
     "libsvm_sample_weight",
-    "resolve_estimator_kernel",
     "check_two_classes",
     "check_dense_target",
     "plain",
@@ -260,27 +257,6 @@ def check_two_classes(estimator, y, classes=None) -> np.ndarray:
         got = f"1 class: {plain(classes[0])}" if len(classes) else "no samples"
         raise ValueError(f"{name} needs samples of at least 2 classes; got {got}.")
     return classes
-
-
-def resolve_estimator_kernel(estimator, n_features: int) -> Kernel:
-    """Resolve an estimator's ``kernel`` (+ ``gamma/degree/coef0/kernel_params``) parameters.
-
-    Returns a *clone* for kernel objects, so that fitting never mutates a constructor
-    parameter.
-    """
-    from sklearn.base import clone
-
-    kernel = getattr(estimator, "kernel", "rbf")
-    k = resolve_kernel(
-        kernel,
-        gamma=getattr(estimator, "gamma", None),
-        degree=getattr(estimator, "degree", 3),
-        coef0=getattr(estimator, "coef0", 1),
-        kernel_params=getattr(estimator, "kernel_params", None),
-        n_features=n_features,
-    )
-    # a wrapped scikit-learn kernel is the user's object too: clone the wrapper deeply
-    return clone(k) if k is kernel or isinstance(k, SklearnKernel) else k
 
 
 def check_dense_target(y):

@@ -1,4 +1,5 @@
-"""The ``kernelkit`` command (also ``python -m kernelkit``).
+"""The ``kernelkit`` command's parser and subcommands (:func:`dispatch`); the entry points
+and their signal handling are in :mod:`kernelkit.cli`.
 
 ::
 
@@ -12,7 +13,7 @@
 Data files are CSV (``.csv``, ``.txt``, ``.tsv``) or Parquet (``.parquet``, ``.pq``), read
 with pandas (the ``io`` extra), or sparse: a ``.npz`` matrix written by
 ``scipy.sparse.save_npz`` with ``--target`` naming a target file, or LibSVM/SVMlight text
-(``.svm``, ``.svmlight``, ``.libsvm``) with its labels (:mod:`kernelkit._cli_sparse`).
+(``.svm``, ``.svmlight``, ``.libsvm``) with its labels (:mod:`kernelkit.cli.sparse`).
 Every error is one line on stderr and a non-zero exit status (2 for a malformed command
 line, 1 otherwise); ``--debug`` shows the traceback. A command that fails writes nothing.
 """
@@ -29,7 +30,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-__all__ = ["main", "run"]
+__all__ = ["build_parser", "dispatch"]
 
 DATA_HELP = "CSV or Parquet file, or sparse: .npz (scipy save_npz) or LibSVM (.svm)"
 # names that resolve_kernel understands as strings (sklearn.metrics.pairwise spelling)
@@ -37,21 +38,22 @@ KERNEL_NAMES = {"linear", "poly", "polynomial", "rbf", "laplacian", "precomputed
                 "cosine", "chi2", "additive_chi2"}
 
 
-from ._cli_data import (  # noqa: E402
+from .data import (  # noqa: E402
     CSV_SUFFIXES,
     PARQUET_SUFFIXES,
     feature_matrix,
     read_table,
 )
-from ._cli_data import check_missing as _check_missing  # noqa: E402
-from ._cli_data import check_suffix as _suffix  # noqa: E402
-from ._cli_data import column as _column  # noqa: E402
-from ._cli_data import non_numeric as _non_numeric  # noqa: E402
-from ._cli_data import one_line as _one_line  # noqa: E402
-from ._cli_data import pandas_module as _pandas  # noqa: E402
-from ._cli_info import CLIError, cmd_info, load_model  # noqa: E402
-from ._cli_sparse import is_sparse_file, read_sparse, sparse_target  # noqa: E402
-from ._cli_stream import (  # noqa: E402
+from .data import check_missing as _check_missing  # noqa: E402
+from .data import check_suffix as _suffix  # noqa: E402
+from .data import column as _column  # noqa: E402
+from .data import non_numeric as _non_numeric  # noqa: E402
+from .data import one_line as _one_line  # noqa: E402
+from .data import pandas_module as _pandas  # noqa: E402
+from .info import CLIError, cmd_info, load_model  # noqa: E402
+from .signals import interrupted  # noqa: E402
+from .sparse import is_sparse_file, read_sparse, sparse_target  # noqa: E402
+from .stream import (  # noqa: E402
     DEFAULT_CHUNK_ROWS,
     csv_chunks,
     frames_of_chunks,
@@ -179,7 +181,7 @@ def _spec_namespace() -> dict[str, Any]:
     oracles and losses, all from kernelkit."""
     import importlib
 
-    from . import kernels
+    from .. import kernels
 
     names = {}
     for module in ("kernelkit", "kernelkit.ensemble", "kernelkit.structured",
@@ -222,7 +224,7 @@ def _literal(text: str) -> Any:
 
 def convert_param(cls: type, name: str, text: str) -> Any:
     """Parse ``text`` for parameter ``name`` of ``cls``, checked against its default."""
-    from ._spec import parse_spec
+    from .._spec import parse_spec
 
     sig = inspect.signature(cls.__init__)
     default = sig.parameters[name].default
@@ -278,7 +280,7 @@ def convert_param(cls: type, name: str, text: str) -> Any:
         raise CLIError(f"parameter {name!r} of {cls.__name__} expects a list such as "
                        f"{list(default)!r}; got {text!r}")
     if kind == "a kernel" and isinstance(value, str):
-        from . import kernels
+        from .. import kernels
 
         classes = [n for n in kernels.__all__ if n[:1].isupper()]
         hint = difflib.get_close_matches(text.lower(), sorted(KERNEL_NAMES), n=1, cutoff=0.6)
@@ -332,7 +334,7 @@ def _kind(model) -> str:
 
 # --------------------------------------------------------------------------- commands
 def cmd_demo(args) -> int:
-    from .report.runner import run_demo
+    from ..report.runner import run_demo
 
     only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
     out = Path(args.out)
@@ -353,7 +355,7 @@ def cmd_demo(args) -> int:
 
 def cmd_warmup(args) -> int:
     """Fit every estimator once on a tiny problem so that numba's cache files exist."""
-    from .warmup import warm_up
+    from ..warmup import warm_up
 
     print("kernelkit warmup: compiling the numba code of every estimator once (cached on "
           "disk; later processes load it in milliseconds)", flush=True)
@@ -363,7 +365,7 @@ def cmd_warmup(args) -> int:
 
 
 def cmd_fit(args) -> int:
-    from . import io as kio
+    from .. import io as kio
 
     model_name(args.model)
     out = Path(args.out)
@@ -597,7 +599,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "fit/predict/evaluate models on CSV or Parquet files.",
         epilog="Add --debug to any command to see the full traceback of an error.",
     )
-    from . import __version__
+    from .. import __version__
 
     parser.add_argument("--version", action="version", version=f"kernelkit {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
@@ -656,52 +658,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM, raised like Ctrl-C so that a model or prediction file being written is
-    removed (``io.atomic_write``) instead of left half-written."""
-
-
-def _on_sigterm(signum, frame):
-    raise _Terminated()
-
-
-def run() -> None:
-    """Entry point of the ``kernelkit`` program (console script and ``python -m kernelkit``):
-    :func:`main`, then exit with its status.
-
-    An interrupted command (status 130 or 143, its partial output already removed) ends by
-    ``os._exit`` after flushing its streams: with a plain ``sys.exit`` the interpreter
-    sometimes ended itself by SIGINT after the interrupt had been handled (exit status -2
-    instead of 130, in about one run in ten of the reliability test that signals mid-write).
-    """
-    import os
-
-    code = main()
-    if code in (130, 143):
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):  # pragma: no cover - a closed or broken stream
-                pass
-        os._exit(code)
-    sys.exit(code)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the ``kernelkit`` command; returns the exit status."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        return _main(argv)
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
-    try:
-        return _main(argv)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _main(argv: list[str] | None) -> int:
+def dispatch(argv: list[str] | None) -> int:
+    """Parse ``argv`` and run its command; returns the exit status (an interrupt: 130, or 143
+    for SIGTERM raised as :class:`~kernelkit.cli.signals.Terminated`)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
@@ -715,13 +674,8 @@ def _main(argv: list[str] | None) -> int:
         except _UsageError as exc:
             print(f"kernelkit: error: {exc}", file=sys.stderr)
             return 2
-        except _Terminated:
-            print("kernelkit: terminated (SIGTERM); no partial output was left",
-                  file=sys.stderr)
-            return 143
-        except KeyboardInterrupt:
-            print("kernelkit: interrupted; no partial output was left", file=sys.stderr)
-            return 130
+        except KeyboardInterrupt as exc:
+            return interrupted(exc)
         except BrokenPipeError:  # e.g. `kernelkit predict ... | head`: stop quietly
             import os
 
@@ -743,6 +697,3 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     text = " ".join(str(message).split())
     print(f"kernelkit: warning: {category.__name__}: {text}", file=sys.stderr)
 
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

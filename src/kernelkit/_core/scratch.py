@@ -14,7 +14,7 @@ it is ``np.empty``.
 
 Examples
 --------
->>> from kernelkit._scratch import Arena, scratch_empty
+>>> from kernelkit._core.scratch import Arena, scratch_empty
 >>> arena = Arena()
 >>> with arena.evaluation():
 ...     a = scratch_empty((2, 2))

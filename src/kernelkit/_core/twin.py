@@ -17,7 +17,7 @@ import types
 import numba
 from numba import njit
 
-from ._interpreted import INTERPRETED_WORK, pick
+from .interpreted import INTERPRETED_WORK, pick
 
 __all__ = ["PARALLEL_WORK", "twin"]
 
@@ -35,7 +35,7 @@ def _copy(f, suffix):
 
 def twin(f):
     """Decorator: ``kernel(*args, work=n)`` runs the parallel twin when ``n ≥ PARALLEL_WORK``,
-    and the serial one interpreted (``_interpreted.py``) when ``n ≤ INTERPRETED_WORK`` and it
+    and the serial one interpreted (``interpreted.py``) when ``n ≤ INTERPRETED_WORK`` and it
     has no machine code in this process yet; without ``work``, the serial twin."""
     seq = njit(cache=True, nogil=True)(_copy(f, "_seq"))  # callable from worker threads
     par = njit(parallel=True, cache=True)(_copy(f, "_par"))

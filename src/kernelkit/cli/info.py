@@ -18,7 +18,7 @@ class CLIError(Exception):
 
 
 def load_model(path: str):
-    from . import io as kio
+    from .. import io as kio
 
     p = Path(path)
     if not p.is_file():
@@ -34,8 +34,8 @@ def load_model(path: str):
 def _describe(value: Any) -> str:
     """A short readable form of a parameter or fitted attribute."""
 
-    from ._spec import kernel_spec
-    from .kernels import Kernel
+    from .._spec import kernel_spec
+    from ..kernels import Kernel
 
     if isinstance(value, np.ndarray):
         kind = "strings" if value.dtype == object else str(value.dtype)
@@ -54,7 +54,7 @@ def _describe(value: Any) -> str:
 
 
 def cmd_info(args) -> int:
-    from . import io as kio
+    from .. import io as kio
 
     model, _ = load_model(args.model_file)  # verifies every checksum
     p = Path(args.model_file)

@@ -10,7 +10,7 @@ allocates a kernel-row cache on small pages (see its docstring).
 
 Examples
 --------
->>> from kernelkit._memory import require_memory
+>>> from kernelkit._core.memory import require_memory
 >>> require_memory(1024, "a small block")  # nothing to check
 """
 
@@ -92,7 +92,7 @@ def row_store(shape, dtype, populate: bool = False) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from kernelkit._memory import row_store
+    >>> from kernelkit._core.memory import row_store
     >>> a = row_store((3, 4), np.float32)
     >>> a.shape, a.dtype, a.flags.writeable
     ((3, 4), dtype('float32'), True)

@@ -20,7 +20,7 @@ def attach(package: str, names: dict[str, str], submodules=()):
 
     Examples
     --------
-    >>> from kernelkit._lazy import attach
+    >>> from kernelkit._core.lazy import attach
     >>> getattr_, dir_, all_ = attach("kernelkit.kernels", {"RBF": "stationary"})
     >>> getattr_("RBF").__name__, all_
     ('RBF', ['RBF'])

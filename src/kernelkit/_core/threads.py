@@ -7,7 +7,7 @@ the Gaussian processes' small fits on one thread: :func:`single_threaded`).
 
 Examples
 --------
->>> from kernelkit._threads import blas_threads, limit_blas, pool
+>>> from kernelkit._core.threads import blas_threads, limit_blas, pool
 >>> with limit_blas(1):
 ...     blas_threads()
 1
@@ -61,7 +61,7 @@ def numba_threads(n_threads: int):
     Examples
     --------
     >>> import numba
-    >>> from kernelkit._threads import numba_threads
+    >>> from kernelkit._core.threads import numba_threads
     >>> with numba_threads(1):
     ...     numba.get_num_threads()
     1
@@ -88,7 +88,7 @@ def single_threaded(small: bool = True):
     Examples
     --------
     >>> import numba
-    >>> from kernelkit._threads import blas_threads, single_threaded
+    >>> from kernelkit._core.threads import blas_threads, single_threaded
     >>> with single_threaded(True):
     ...     blas_threads(), numba.get_num_threads()
     (1, 1)

@@ -17,7 +17,7 @@ Examples
 --------
 >>> import numpy as np
 >>> from numba import njit
->>> from kernelkit._interpreted import interpreted
+>>> from kernelkit._core.interpreted import interpreted
 >>> @njit
 ... def total(x):
 ...     s = 0.0
@@ -43,7 +43,7 @@ __all__ = ["INTERPRETED_MAX", "INTERPRETED_WORK", "compiled", "interpreted", "pi
 #: loops take milliseconds in CPython (an SMO solve of 128 variables ~25 ms), against
 #: numba's start of ~0.3 s in a fresh process
 INTERPRETED_MAX = 128
-#: the same for a single pass given by its inner-loop steps (``work`` of ``_twin.twin``):
+#: the same for a single pass given by its inner-loop steps (``work`` of ``twin.twin``):
 #: ~0.3-1 us a step in CPython, so at most ~10 ms a call
 INTERPRETED_WORK = 16_384
 
@@ -100,7 +100,7 @@ def compiled():
 
     Examples
     --------
-    >>> from kernelkit._interpreted import compiled, run_interpreted
+    >>> from kernelkit._core.interpreted import compiled, run_interpreted
     >>> from kernelkit.solvers.smo import _smo_loop
     >>> with compiled():
     ...     run_interpreted(1, _smo_loop)
