@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import sys
 
+from .signals import finish, interrupt_guard, interrupted
+
 __all__ = ["main", "run"]
 
 # names of the subcommands' module offered here, imported on first use
@@ -36,14 +38,13 @@ def main(argv: list[str] | None = None) -> int:
     """Run the ``kernelkit`` command with ``argv`` (default ``sys.argv[1:]``); returns the
     exit status. Ctrl-C or SIGTERM at any point, the imports included, gives one line on
     stderr, no partial output file and status 130 or 143 (:mod:`kernelkit.cli.signals`)."""
-    from .signals import interrupt_guard, interrupted
-
-    with interrupt_guard():
-        try:
+    try:
+        with interrupt_guard():
             from .commands import dispatch
-        except KeyboardInterrupt as exc:
-            return interrupted(exc)
-        return dispatch(argv)
+
+            return dispatch(argv)  # which handles an interrupt of the command itself
+    except KeyboardInterrupt as exc:  # while the guard starts, or the subcommands import
+        return interrupted(exc)
 
 
 def run() -> None:
@@ -52,8 +53,6 @@ def run() -> None:
     flushing its streams: :func:`kernelkit.cli.signals.finish`)."""
     code = main()
     if code in (130, 143):
-        from .signals import finish
-
         finish(code)
     sys.exit(code)
 

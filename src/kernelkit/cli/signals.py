@@ -118,20 +118,21 @@ def interrupt_guard(grace_s: float = GRACE_S):
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
     done = threading.Event()
-    read_fd = write_fd = old_wakeup = None
-    if grace_s is not None:
-        read_fd, write_fd = os.pipe()
-        os.set_blocking(write_fd, False)
-        old_wakeup = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
-        threading.Thread(target=_watch, args=(read_fd, done, grace_s), daemon=True,
-                         name="kernelkit-interrupt-watchdog").start()
-    try:
+    previous = signal.getsignal(signal.SIGTERM)
+    write_fd = old_wakeup = None
+    try:  # the set-up inside: an interrupt arriving during it still undoes what was done
+        signal.signal(signal.SIGTERM, _on_sigterm)
+        if grace_s is not None:
+            read_fd, write_fd = os.pipe()
+            os.set_blocking(write_fd, False)
+            old_wakeup = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
+            threading.Thread(target=_watch, args=(read_fd, done, grace_s), daemon=True,
+                             name="kernelkit-interrupt-watchdog").start()
         yield
     finally:
         done.set()
         if write_fd is not None:
-            signal.set_wakeup_fd(old_wakeup)
+            signal.set_wakeup_fd(-1 if old_wakeup is None else old_wakeup)
             os.close(write_fd)  # the watchdog reads end-of-file and returns
         signal.signal(signal.SIGTERM, previous)
