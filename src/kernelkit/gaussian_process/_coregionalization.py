@@ -148,6 +148,9 @@ class ObservedPairs:
         self.order = np.argsort(self.rows, kind="stable").astype(np.intp)
         self.starts = np.concatenate([[0], np.cumsum(np.bincount(self.rows, minlength=n))]
                                      ).astype(np.intp)
+        # output t's pairs are out_starts[t]:out_starts[t + 1]
+        self.out_starts = np.concatenate([[0], np.cumsum(np.bincount(self.outs, minlength=T))]
+                                         ).astype(np.intp)
 
     def to_grid(self, v: np.ndarray) -> np.ndarray:
         """An (n, T) matrix with ``v`` at the observed pairs and 0 elsewhere."""
@@ -174,28 +177,37 @@ def _lmc_gram(Ks, Bs, rows, outs, out, both):  # pragma: no cover - numba
 
 
 @njit(parallel=True, cache=True)
-def _lmc_contract(P, a, Ks, Bs, rows, outs, order, starts, M, Gp):  # pragma: no cover - numba
+def _lmc_contract(P, a, Ks, Bs, rows, outs, out_starts, order, starts, M, Gp):  # pragma: no cover
     # With Wt = a a^T - K^-1 (P: K^-1, read at l >= k only), the halves of the symmetric
-    # contractions: M_q[i, r_l] += w B_q[t_k, t_l] and G_q[t_k, t_l] += w K_q[i, r_l] over
+    # contractions: M_q[i, r_l] += w B_q[t_k, s] and G_q[t_k, s] += w K_q[i, r_l] over
     # the pairs k at input i and l >= k, w = Wt[k, l] (half of it at l = k); the caller adds
-    # the transposes. Every thread owns rows i of M (and its slice of Gp): no races.
+    # the transposes. The pairs l of one output s are a contiguous run (output-major order):
+    # B_q[t_k, s] is one number there and G_q[t_k, s] one running sum. Every thread owns
+    # rows i of M (and its slice of Gp): no races.
     n = M.shape[1]
-    N = rows.shape[0]
+    T = out_starts.shape[0] - 1
     Q = Ks.shape[0]
     for i in prange(n):
         for p in range(starts[i], starts[i + 1]):
             k = order[p]
             ok = outs[k]
             ak = a[k]
-            for l in range(k, N):
-                w = ak * a[l] - P[k, l]
-                if l == k:
-                    w *= 0.5
-                rl = rows[l]
-                ol = outs[l]
+            w0 = 0.5 * (ak * ak - P[k, k])  # l = k: half of Wt[k, k]
+            for q in range(Q):
+                M[q, i, i] += w0 * Bs[q, ok, ok]
+                Gp[i, q, ok, ok] += w0 * Ks[q, i, i]
+            for s in range(ok, T):
+                lo = max(k + 1, out_starts[s])
+                hi = out_starts[s + 1]
                 for q in range(Q):
-                    M[q, i, rl] += w * Bs[q, ok, ol]
-                    Gp[i, q, ok, ol] += w * Ks[q, i, rl]
+                    b = Bs[q, ok, s]
+                    g = 0.0
+                    for l in range(lo, hi):
+                        w = ak * a[l] - P[k, l]
+                        rl = rows[l]
+                        M[q, i, rl] += w * b
+                        g += w * Ks[q, i, rl]
+                    Gp[i, q, ok, s] += g
 
 
 def coregionalized_gram(Ks: np.ndarray, Bs: np.ndarray, pairs: ObservedPairs,
@@ -250,7 +262,8 @@ def dense_log_marginal_likelihood(params: Coregionalization, X, pairs: ObservedP
     Q, n = Ks.shape[0], Ks.shape[1]
     M = np.zeros((Q, n, n))
     Gp = np.zeros((n, Q, params.n_outputs, params.n_outputs))
-    _lmc_contract(P, a, Ks, Bs, pairs.rows, pairs.outs, pairs.order, pairs.starts, M, Gp)
+    _lmc_contract(P, a, Ks, Bs, pairs.rows, pairs.outs, pairs.out_starts, pairs.order,
+                  pairs.starts, M, Gp)
     del Ks
     M += M.transpose(0, 2, 1)  # the halves over l >= k, plus their transposes
     G = Gp.sum(axis=0)

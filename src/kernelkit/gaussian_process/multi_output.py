@@ -296,8 +296,15 @@ class MultiOutputGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, Base
         self.y_train_ = Y
         if self.optimizer is not None and params.n_dims > 0:
             params.theta = self._optimize(params, X, Y, pairs, rng)
-        self._set_fitted(params, X, Y, pairs)
+        with single_threaded(self._serial(X, pairs)):  # the last factorization as the others
+            self._set_fitted(params, X, Y, pairs)
         return self
+
+    def _serial(self, X, pairs) -> bool:
+        """Whether the likelihood's factorizations run on one thread (module constants)."""
+        if self.solver_ == "kronecker":
+            return X.shape[0] <= SERIAL_BLAS_MAX_N
+        return pairs.y.shape[0] <= _SERIAL_MAX_PAIRS
 
     def _set_fitted(self, params, X, Y, pairs) -> None:
         self.kernels_ = params.kernels
@@ -349,7 +356,6 @@ class MultiOutputGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, Base
                 return -value, -grad
             return -lml(theta, False)
 
-        size = X.shape[0] if self.solver_ == "kronecker" else pairs.y.shape[0]
         search = None
         if self.solver_ == "kronecker" and self.optimizer == "fmin_l_bfgs_b":
             def search(obj_func, theta0, bounds):
@@ -361,8 +367,7 @@ class MultiOutputGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, Base
             def search(obj_func, theta0, bounds):
                 # standard deviations and W in a fixed gauge (_lmc_search.py)
                 return search_minimize(obj_func, theta0, space)
-        serial = size <= (SERIAL_BLAS_MAX_N if self.solver_ == "kronecker" else _SERIAL_MAX_PAIRS)
-        with single_threaded(serial), \
+        with single_threaded(self._serial(X, pairs)), \
                 progress_bar(self.verbose, total=1 + self.n_restarts_optimizer,
                              desc="MOGP restarts") as bar:
             theta, _ = minimize_with_restarts(
