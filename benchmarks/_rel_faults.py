@@ -103,10 +103,19 @@ def local_cluster():
 
 
 # ---------------------------------------------------------------------------- the CLI
+def interruptible() -> None:
+    """Run in a child before it starts (``preexec_fn``): Ctrl-C's default disposition,
+    whatever the parent's. A background job of a non-interactive shell starts with SIGINT
+    ignored, its children inherit that, and Python then leaves SIGINT ignored: a signal test
+    run that way would test nothing (the command ran to its end)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _cli(*args, cwd):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(Path(__file__).resolve().parent.parent / "src"), os.environ.get("PYTHONPATH", "")]))
     return subprocess.Popen([sys.executable, "-m", "kernelkit", *args], cwd=cwd, env=env,
+                            preexec_fn=interruptible,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

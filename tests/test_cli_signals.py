@@ -14,24 +14,27 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks._rel_faults import interruptible
+
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
 
 def _python(code: str, **kw) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")]))
     return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=interruptible, **kw)
 
 
 # a main thread that never turns the interrupt into the end of the command, as when a
 # native call does not return: it swallows KeyboardInterrupt and goes on waiting
 STUCK = """
     import sys, time
-    from kernelkit import io
+    from kernelkit._core import files
     from kernelkit.cli.signals import interrupt_guard
     tmp = sys.argv[1]
     with interrupt_guard(grace_s=1.0):
-        io._PENDING_WRITES.add(tmp)
+        files._PENDING_WRITES.add(tmp)
         open(tmp, "w").write("half a model")
         print("ready", flush=True)
         t0 = time.monotonic()
@@ -49,7 +52,8 @@ def test_a_stuck_main_thread_is_ended_by_the_watchdog(tmp_path, sig, code):
     tmp = tmp_path / ".model.kkm.tmp"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")]))
     p = subprocess.Popen([sys.executable, "-c", textwrap.dedent(STUCK), str(tmp)], env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=interruptible)
     assert p.stdout.readline().strip() == "ready"
     t0 = time.monotonic()
     p.send_signal(sig)
@@ -109,16 +113,16 @@ def test_the_package_stays_light():
 
 
 def test_remove_pending_writes_removes_only_files_being_written(tmp_path):
-    from kernelkit import io
+    from kernelkit._core import files
 
     kept = tmp_path / "model.kkm"
-    io.atomic_write(kept, lambda fh: fh.write(b"done"))
+    files.atomic_write(kept, lambda fh: fh.write(b"done"))
     half = tmp_path / ".half.tmp"
     half.write_bytes(b"half")
-    io._PENDING_WRITES.add(str(half))
+    files._PENDING_WRITES.add(str(half))
     try:
-        assert io.remove_pending_writes() == [str(half)]
+        assert files.remove_pending_writes() == [str(half)]
     finally:
-        io._PENDING_WRITES.discard(str(half))
+        files._PENDING_WRITES.discard(str(half))
     assert kept.read_bytes() == b"done" and not half.exists()
-    assert io.remove_pending_writes() == []
+    assert files.remove_pending_writes() == []

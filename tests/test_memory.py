@@ -72,7 +72,7 @@ def _rss_kib(address: int) -> int:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="madvise flags: Linux")
 def test_a_populated_store_is_mapped_at_once_on_small_pages():
-    from kernelkit import _memory
+    from kernelkit._core import memory as _memory
 
     rows = SMALL_PAGES_FROM // (4 * 4096) + 1
     lazy = row_store((rows, 4096), np.float32)
@@ -113,7 +113,7 @@ def test_rows_of_a_store_are_mapped_before_they_are_written():
     assert mapping is not None
     before = _rss_kib(a.ctypes.data)
     populate_rows(mapping, a, 7, count=3)
-    from kernelkit import _memory
+    from kernelkit._core import memory as _memory
 
     if _memory._populate_works:  # MADV_POPULATE_WRITE (Linux 5.14+)
         assert _rss_kib(a.ctypes.data) - before >= 3 * 40_000 // 1024

@@ -9,9 +9,8 @@ from kernelkit._core.validation import (
     check_in_range,
     check_positive,
     check_sample_weight,
-    resolve_estimator_kernel,
 )
-from kernelkit.kernels import RBF, Laplacian, Polynomial
+from kernelkit.kernels import RBF, Laplacian, Polynomial, resolve_estimator_kernel
 
 
 def test_check_positive_and_in_range():

@@ -30,7 +30,8 @@ def test_warm_up_fits_and_reports(monkeypatch):
 def test_warm_up_compiles_what_small_fits_would_run_interpreted(monkeypatch):
     # tiny problems run their numba loops interpreted (kernelkit._core.interpreted); the warm-up
     # exists to compile them, so it runs them compiled
-    from kernelkit import _interpreted, warmup
+    from kernelkit import warmup
+    from kernelkit._core import interpreted as _interpreted
 
     seen = []
     real = _interpreted.run_interpreted

@@ -66,7 +66,6 @@ import json
 import math
 import os
 import re
-import secrets
 import zipfile
 import zlib
 from pathlib import Path
@@ -74,6 +73,7 @@ from typing import Any
 
 import numpy as np
 
+from ._core.files import atomic_write
 from ._io_safety import (
     MANIFEST_MAX,
     MEMBER,
@@ -608,48 +608,6 @@ def _compression(data: bytes) -> int:
     if len(data) < 4096 or len(zlib.compress(sample, 1)) < 0.8 * len(sample):
         return zipfile.ZIP_DEFLATED
     return zipfile.ZIP_STORED
-
-
-def atomic_write(path: str | os.PathLike, write, *, mode: str = "wb") -> Path:
-    """Call ``write(fh)`` on a temporary file beside ``path``, then rename it to ``path``.
-
-    On any error the temporary file is removed and ``path`` is left as it was.
-    """
-    path = Path(path)
-    # the name is chosen before the file exists, so that an interrupt arriving right after
-    # its creation (Ctrl-C, SIGTERM) still finds it to remove: with mkstemp the file existed
-    # before its name was stored, and a signal in between left it behind
-    tmp = str(path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp")
-    _PENDING_WRITES.add(tmp)
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
-        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as fh:
-            write(fh)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    finally:
-        _PENDING_WRITES.discard(tmp)
-    return path
-
-
-# temporary files that atomic_write is writing now, in any thread
-_PENDING_WRITES: set[str] = set()
-
-
-def remove_pending_writes() -> list[str]:
-    """Remove the temporary files that :func:`atomic_write` calls are writing now (for a
-    process about to end by ``os._exit``, which runs no ``except`` clause); returns them."""
-    removed = []
-    for tmp in list(_PENDING_WRITES):
-        try:
-            os.unlink(tmp)
-            removed.append(tmp)
-        except FileNotFoundError:  # not created yet, or already renamed into place
-            pass
-    return removed
 
 
 def _open(path: str | os.PathLike) -> tuple[zipfile.ZipFile, dict]:

@@ -132,7 +132,7 @@ def feature_matrix(df, columns: list[str], path: str):
 
 def write_table(df, path: str) -> None:
     """Write ``df`` to CSV/Parquet atomically (nothing is left behind on failure)."""
-    from ..io import atomic_write
+    from .._core.files import atomic_write
 
     p = Path(path)
     suffix = check_suffix(p, "output file")

@@ -3,7 +3,7 @@
 Python turns SIGINT into ``KeyboardInterrupt`` (and the command turns SIGTERM into
 :class:`Terminated`, a ``KeyboardInterrupt`` too), raised in the main thread at its next
 bytecode. The command's handler then removes the file being written
-(:func:`kernelkit.io.atomic_write`) and exits with status 130 (143 for SIGTERM).
+(:func:`kernelkit._core.files.atomic_write`) and exits with status 130 (143 for SIGTERM).
 
 A native library that does not return leaves that exception waiting forever: the suite once
 saw a multithreaded LAPACK call (OpenBLAS potri) never come back after a SIGINT reached the
@@ -28,6 +28,8 @@ import signal
 import sys
 import threading
 
+from .._core.files import remove_pending_writes
+
 __all__ = ["GRACE_S", "Terminated", "exit_status", "finish", "interrupt_guard",
            "interrupted", "message"]
 
@@ -37,7 +39,7 @@ GRACE_S = 5.0
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that a model or prediction file being written is
-    removed (``io.atomic_write``) instead of left half-written."""
+    removed (``_core.files.atomic_write``) instead of left half-written."""
 
 
 def _on_sigterm(signum, frame):
@@ -85,9 +87,7 @@ def _watch(read_fd: int, done: threading.Event, grace_s: float) -> None:
         os.close(read_fd)
     if signum is None or done.wait(grace_s):
         return  # the command ended (normally, or by its own handler)
-    io = sys.modules.get("kernelkit.io")  # not imported: nothing is being written
-    if io is not None:
-        io.remove_pending_writes()
+    remove_pending_writes()
     print(f"{message(signum)} (ended after {grace_s:g} s: a native call did not return)",
           file=sys.stderr)
     finish(exit_status(signum))

@@ -3,7 +3,7 @@
 A CSV (or TSV) input is read ``chunk_rows`` rows at a time; each chunk is predicted and its
 rows written before the next is read, so memory holds one chunk of the input and of the
 output whatever the file's size. A CSV output is written to a temporary file beside the
-target and renamed at the end (:func:`kernelkit.io.atomic_write`): an error or an interrupt
+target and renamed at the end (:func:`kernelkit._core.files.atomic_write`): an error or an interrupt
 leaves no partial file. Parquet and sparse inputs are read whole (their readers are not
 row-streaming); a Parquet output gathers the predictions (a few columns) before writing.
 """
@@ -96,7 +96,7 @@ def frames_of_chunks(model, chunks, features_of, path, *, std, digits):
 
 def write_frames(frames, out: str | None) -> int:
     """Write the tables one after the other (one header) to ``out`` or stdout; the rows."""
-    from ..io import atomic_write
+    from .._core.files import atomic_write
 
     count = 0
 

@@ -10,7 +10,7 @@ import platform
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..io import atomic_write
+from .._core.files import atomic_write
 from .tables import (
     NUMERIC_FROM,
     REFERENCE_COLUMNS,
