@@ -1,22 +1,6 @@
-"""The ``kernelkit`` command's parser and subcommands (:func:`dispatch`); the entry points
-and their signal handling are in :mod:`kernelkit.cli`.
-
-::
-
-    kernelkit demo [--out DIR] [--quick]
-    kernelkit fit MODEL --data FILE --target COLUMN [--param NAME=VALUE ...] --out MODEL_FILE
-    kernelkit predict --model MODEL_FILE --data FILE [--out FILE] [--std]
-    kernelkit evaluate --model MODEL_FILE --data FILE --target COLUMN
-    kernelkit info MODEL_FILE
-    kernelkit warmup
-
-Data files are CSV (``.csv``, ``.txt``, ``.tsv``) or Parquet (``.parquet``, ``.pq``), read
-with pandas (the ``io`` extra), or sparse: a ``.npz`` matrix written by
-``scipy.sparse.save_npz`` with ``--target`` naming a target file, or LibSVM/SVMlight text
-(``.svm``, ``.svmlight``, ``.libsvm``) with its labels (:mod:`kernelkit.cli.sparse`).
-Every error is one line on stderr and a non-zero exit status (2 for a malformed command
-line, 1 otherwise); ``--debug`` shows the traceback. A command that fails writes nothing.
-"""
+"""The ``kernelkit`` command's parser and subcommands (:func:`dispatch`): the commands, the
+data files they read and the rule for errors are described in :mod:`kernelkit.cli`, which
+holds the entry points and their signal handling."""
 
 from __future__ import annotations
 
