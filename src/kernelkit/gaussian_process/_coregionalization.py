@@ -160,20 +160,27 @@ class ObservedPairs:
 
 
 @njit(parallel=True, cache=True)
-def _lmc_gram(Ks, Bs, rows, outs, out, both):  # pragma: no cover - numba
+def _lmc_gram(Ks, Bs, rows, outs, out_starts, out, both):  # pragma: no cover - numba
     # K[k, l] = sum_q B_q[t_k, t_l] K_q[r_k, r_l] for l >= k (row k from its diagonal: the
-    # lower triangle of the Fortran view that LAPACK factorizes), and l < k when ``both``
+    # lower triangle of the Fortran view that LAPACK factorizes), and l < k when ``both``;
+    # the pairs l of one output s are a contiguous run, on which B_q[t_k, s] is one number
     N = rows.shape[0]
+    T = out_starts.shape[0] - 1
     Q = Ks.shape[0]
     for k in prange(N):
         rk, ok = rows[k], outs[k]
-        for l in range(k, N):
-            v = 0.0
+        for s in range(ok, T):
+            lo = max(k, out_starts[s])
+            hi = out_starts[s + 1]
+            for l in range(lo, hi):
+                out[k, l] = 0.0
             for q in range(Q):
-                v += Bs[q, ok, outs[l]] * Ks[q, rk, rows[l]]
-            out[k, l] = v
+                b = Bs[q, ok, s]
+                for l in range(lo, hi):
+                    out[k, l] += b * Ks[q, rk, rows[l]]
             if both:
-                out[l, k] = v
+                for l in range(lo, hi):
+                    out[l, k] = out[k, l]
 
 
 @njit(parallel=True, cache=True)
@@ -228,8 +235,8 @@ def coregionalized_gram(Ks: np.ndarray, Bs: np.ndarray, pairs: ObservedPairs,
     """
     N = pairs.rows.shape[0]
     out = np.empty((N, N))
-    _lmc_gram(np.ascontiguousarray(Ks), np.ascontiguousarray(Bs), pairs.rows, pairs.outs, out,
-              both)
+    _lmc_gram(np.ascontiguousarray(Ks), np.ascontiguousarray(Bs), pairs.rows, pairs.outs,
+              pairs.out_starts, out, both)
     return out
 
 
