@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state
 from kernelkit import KernelRidge, NystromKernelRidge
 from kernelkit.kernels import RBF
 from kernelkit.linalg import KernelOperator
+from kernelkit.linalg.algebra import Diagonal, Projection
 from kernelkit.solvers import preconditioners, solve_falkon, solve_krr
 from kernelkit.solvers.nystrom import FalkonPreconditioner
 from kernelkit.solvers.preconditioners import NystromPreconditioner, nystrom_woodbury
@@ -51,22 +52,23 @@ def test_rows_given_inverts_the_nystrom_normal_matrix_exactly():
 
 @pytest.mark.parametrize("weighted", [False, True])
 def test_woodbury_is_the_closed_form_inverse_of_the_nystrom_approximation(weighted):
-    # (3): M R = (S P K_nL K_LL^-1 K_Ln P S + a I)^-1 R on the landmarks drawn from the seed
+    # (3): M^-1 R = (P S K_nL K_LL^-1 K_Ln S P + a I)^-1 R on the landmarks drawn from the seed;
+    # M itself is that matrix
     X, _, k = _problem(n=50)
     n, m, a = len(X), 12, 0.05
     s = np.random.default_rng(1).uniform(0.5, 2.0, n) if weighted else np.ones(n)
     u = s / np.linalg.norm(s)
-    scale = (lambda V: V * s[:, None]) if weighted else None
-    project = (lambda V: V - np.outer(u, u @ V)) if weighted else None
-    M = nystrom_woodbury(k, X, a, scale, project, random_state=3, n_landmarks=m)
+    left = Projection(u) @ Diagonal(s) if weighted else None  # P S
+    M = nystrom_woodbury(k, X, a, left, random_state=3, n_landmarks=m)
     idx = np.sort(check_random_state(3).choice(n, m, replace=False))
     W = np.diag(s) @ k(X, X[idx])
     if weighted:
         W -= np.outer(u, u @ W)
     approx = W @ np.linalg.solve(k(X[idx]), W.T)
     R = np.random.default_rng(2).normal(size=(n, 2))
-    np.testing.assert_allclose(M(R), np.linalg.solve(approx + a * np.eye(n), R),
+    np.testing.assert_allclose(M.solve(R), np.linalg.solve(approx + a * np.eye(n), R),
                                rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(M @ R, (approx + a * np.eye(n)) @ R, rtol=1e-7, atol=1e-9)
 
 
 def test_falkon_name_is_the_shared_class():

@@ -29,6 +29,7 @@ from .._core.memory import require_memory
 from .._core.result import Result
 from ..exceptions import ConvergenceWarning
 from ..linalg import KernelOperator, cho_solve, fits_in_memory, jitter_cholesky, pcg
+from ..linalg.algebra import Diagonal, Projection, as_map
 from .preconditioners import nystrom_woodbury
 
 __all__ = ["solve_krr", "choose_solver", "DENSE_BUDGETS", "MIXED_MIN_N"]
@@ -150,29 +151,26 @@ def _solve_dense(op, Yt, a, s, u):
 
 
 def _operator(op, a, s, u):
-    """The map v -> (P S K S P + a I) v with K applied block by block (never formed)."""
+    """The system ``P S K S P + a I`` with K applied block by block (never formed), and the
+    one-sided map ``P S`` (None when there is neither a scaling nor an offset)."""
     # blocks of at most 256 MiB: next to the float32 factor of "mixed", the product's
     # blocks stay small compared with one n x n float64 matrix
     wm = min(256.0, float(sklearn.get_config()["working_memory"]))
-    blocked = KernelOperator(op.kernel, op.X, working_memory=wm)
-
-    def scale(V):
-        return V if s is None else V * s.reshape((-1,) + (1,) * (V.ndim - 1))
-
-    def project(V):
-        return V if u is None else V - np.multiply.outer(u, u @ V)
-
-    def apply_A(V):
-        return project(scale(blocked @ scale(project(V)))) + a * V
-
-    return apply_A, scale, project
+    system = as_map(KernelOperator(op.kernel, op.X, working_memory=wm))
+    left = None
+    for outer in (None if s is None else Diagonal(s), None if u is None else Projection(u)):
+        if outer is not None:  # S K S, then P (S K S) P
+            system = outer @ system @ outer
+            left = outer if left is None else outer @ left
+    return system + a, left
 
 
 def _solve_cg(op, Yt, a, s, u, tol, max_iter, random_state, callback):
-    apply_A, scale, project = _operator(op, a, s, u)
-    M = nystrom_woodbury(op.kernel, op.X, a, scale, project, random_state) if a > 0 else None
+    system, left = _operator(op, a, s, u)
+    M = nystrom_woodbury(op.kernel, op.X, a, left, random_state) if a > 0 else None
     max_iter = 1000 if max_iter is None else int(max_iter)
-    res = pcg(apply_A, Yt, M=M, tol=tol, max_iter=max_iter, callback=callback)
+    res = pcg(system.matmul, Yt, M=None if M is None else M.solve, tol=tol,
+              max_iter=max_iter, callback=callback)
     if not res.converged:
         warnings.warn(
             f"KernelRidge CG did not reach tol={tol:g} in {res.n_iter} iterations "
@@ -202,8 +200,8 @@ def _solve_mixed(op, Yt, a, s, u, tol, callback):
     def apply_M(R):
         return cho_solve(L32, R.astype(np.float32)).astype(np.float64)
 
-    apply_A, _, _ = _operator(op, a, s, u)
-    res = pcg(apply_A, Yt, M=apply_M, tol=tol, max_iter=100, callback=callback)
+    system, _ = _operator(op, a, s, u)
+    res = pcg(system.matmul, Yt, M=apply_M, tol=tol, max_iter=100, callback=callback)
     if not res.converged:  # ill-conditioned beyond float32: solve in float64 instead
         del L32, apply_M
         coef, L, jitter = _solve_dense(op, Yt, a, s, u)

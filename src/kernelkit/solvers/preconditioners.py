@@ -40,6 +40,7 @@ from sklearn.utils import check_random_state
 from .._core.threads import limit_blas
 from ..exceptions import JitterWarning
 from ..linalg import KernelOperator, jitter_cholesky
+from ..linalg.algebra import LowRankPlusIdentity
 
 __all__ = ["NystromPreconditioner", "nystrom_woodbury"]
 
@@ -127,8 +128,14 @@ class NystromPreconditioner:
             if info != 0:  # pragma: no cover - L_T is a valid factor
                 raise RuntimeError(f"LAPACK lauum failed (info={info}).")
             return np.divide(G, self.L_T.shape[0], out=G)
-        U = solve_triangular(self.L_T, np.asarray(knm, dtype=np.float64).T, lower=True).T
-        return (U.T @ U) / self.n_samples  # U = K_nL T^-T, G = U^T U / n
+        self.features = U = self.features_of(knm)
+        return (U.T @ U) / self.n_samples  # G = U^T U / n
+
+    def features_of(self, knm) -> np.ndarray:
+        """The Nystrom features ``U = K_nL T^-T`` of the rows ``knm`` (``U U^T`` approximates
+        their kernel matrix)."""
+        return solve_triangular(self.L_T, np.asarray(knm, dtype=np.float64).T, lower=True,
+                                check_finite=False).T
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -161,10 +168,13 @@ class NystromPreconditioner:
         return w.astype(dt, copy=False)
 
 
-def nystrom_woodbury(kernel, X, a: float, scale=None, project=None, random_state=None,
-                     n_landmarks: int = 300):
-    """``R -> (U U^T + a I)^-1 R``, (3), on m uniform landmarks, with the rows ``K_nL``
-    scaled and projected like the system it preconditions.
+def nystrom_woodbury(kernel, X, a: float, left=None, random_state=None,
+                     n_landmarks: int = 300) -> LowRankPlusIdentity:
+    """``U U^T + a I`` on m uniform landmarks, whose ``solve`` is (3): ``U = left K_nL T^-T``
+    the Nystrom features of :class:`NystromPreconditioner` (jitter added silently), the rows
+    ``K_nL`` mapped by ``left`` (a
+    :class:`~kernelkit.linalg.algebra.LinearMap`, e.g. the scaling and projection of the
+    system it preconditions).
 
     Examples
     --------
@@ -174,7 +184,8 @@ def nystrom_woodbury(kernel, X, a: float, scale=None, project=None, random_state
     >>> X = np.random.default_rng(0).normal(size=(40, 2))
     >>> M = nystrom_woodbury(RBF(), X, 0.1, n_landmarks=40)  # every row a landmark
     >>> R = np.ones((40, 1))
-    >>> bool(np.allclose(M(R), np.linalg.solve(RBF()(X) + 0.1 * np.eye(40), R), atol=1e-6))
+    >>> bool(np.allclose(M.solve(R), np.linalg.solve(RBF()(X) + 0.1 * np.eye(40), R),
+    ...                  atol=1e-6))
     True
     """
     n = X.shape[0]
@@ -182,14 +193,8 @@ def nystrom_woodbury(kernel, X, a: float, scale=None, project=None, random_state
     m = min(n, n_landmarks)
     idx = np.sort(rng.choice(n, m, replace=False))
     Knm = KernelOperator(kernel, X, X[idx]).to_dense()
-    if scale is not None:
-        Knm = scale(Knm)
-    if project is not None:
-        Knm = project(Knm)
-    # lambda = a / n makes n T A A^T T^T = K_Ln K_nL + a K_LL, i.e. n A A^T = U^T U + a I
+    if left is not None:
+        Knm = left @ Knm
+    # lambda = a / n makes n A A^T = U^T U + a I, the m x m matrix of (3): its factor
     P = NystromPreconditioner(kernel(X[idx]), a / n, n, epsilon=0.0, knm=Knm)
-
-    def apply_M(R):
-        return (R - Knm @ P.apply(P.apply_t(Knm.T @ R))) / a  # (3)
-
-    return apply_M
+    return LowRankPlusIdentity(P.features, a, factor=np.sqrt(n) * P.L_A)  # (3)
