@@ -1,7 +1,8 @@
-"""Online updates of kernel ridge regression: extend the dense Cholesky factor by a block.
+"""Online updates of kernel ridge regression: extend the Cholesky factor by a block.
 
-``dual_coef = (K + alpha I)^-1 y``: with ``K + alpha I = L L^T`` kept from the dense fit,
-k new points extend L by :func:`~kernelkit.linalg.cholesky_append` (O(n^2 k)) and the
+``dual_coef = (K + alpha I)^-1 y``: with ``K + alpha I = L L^T`` kept from the dense fit as
+a :class:`~kernelkit.linalg.BlockCholesky` (the factor the GP's online updates extend too),
+k new points append a block row to L (O(n^2 k), the factor never copied) and the
 coefficients are two triangular solves on all n + k targets (O(n^2)).
 """
 
@@ -12,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from ..linalg import cho_solve, cholesky_append
+from ..linalg import BlockCholesky
 
 __all__ = ["OnlineState", "online_state", "extend_kernel_ridge"]
 
@@ -20,7 +21,7 @@ __all__ = ["OnlineState", "online_state", "extend_kernel_ridge"]
 class OnlineState(NamedTuple):
     """What partial_fit extends: the factor, its jitter, the targets and the penalty."""
 
-    L: np.ndarray
+    L: BlockCholesky
     jitter: float
     Y: np.ndarray  # (n, t) training targets
     alpha: float
@@ -34,7 +35,7 @@ def online_state(model, Y, alphas, sample_weight, factor) -> OnlineState | None:
     if not simple:
         return None
     L, jitter = factor
-    return OnlineState(L, float(jitter), np.array(Y), float(alphas[0]))
+    return OnlineState(BlockCholesky(L), float(jitter), np.array(Y), float(alphas[0]))
 
 
 def _unsupported(model) -> ValueError:
@@ -66,13 +67,13 @@ def extend_kernel_ridge(model, X, y) -> None:
     X = X.astype(model.X_fit_.dtype, copy=False)
     A22 = model.kernel_(X)
     A22[np.diag_indices_from(A22)] += state.alpha + state.jitter  # the fit's diagonal
-    L, extra = cholesky_append(
-        state.L, model.kernel_(model.X_fit_, X), A22,
+    L, extra = state.L.append(
+        model.kernel_(model.X_fit_, X), A22,
         what="regularized kernel matrix K + alpha I",
         hint="increase alpha or use a kernel that is positive semi-definite",
     )
     Y = np.vstack([state.Y, Y_new])
-    coef = cho_solve(L, Y)  # dual_coef = (K + alpha I)^-1 y on all the data
+    coef = L.cho_solve(Y)  # dual_coef = (K + alpha I)^-1 y on all the data
     if sp.issparse(model.X_fit_) or sp.issparse(X):  # sparse training rows stay sparse
         model.X_fit_ = sp.vstack([model.X_fit_, X], format="csr")
     else:
