@@ -161,3 +161,105 @@ def test_finish_rebuilds_the_blocks_transition_parts():
             ref[i] += a * (st.tau_true[i] - tau)
     assert np.abs(ref).max() > 0.1
     np.testing.assert_allclose(st.tau_blk, ref, atol=1e-12)
+
+
+def _brute_force_gap(st, blocks):
+    """P - D from the pair table alone: w = sum alpha psi, H_i by enumerating every output."""
+    from itertools import product
+
+    S, C = st.field.U.shape[1], st.C
+    Phi = st.field.Phi
+    U, w_tau = np.zeros_like(st.field.U), np.zeros(S * S)
+    ell = 0.0
+    m = int(blocks.count[0])
+    for p in range(m):
+        i, a = int(blocks.owner[p]), blocks.alpha[p]
+        lo, hi = st.offsets[i], st.offsets[i + 1]
+        z = blocks.states[blocks.start[p]:blocks.start[p] + hi - lo]
+        t = np.arange(hi - lo)
+        U[lo + t, st.Z[lo:hi]] += a  # psi_i(z) = (E(y_i) - E(z), tau(y_i) - tau(z))
+        U[lo + t, z] -= a
+        w_tau += a * (st.tau_true[i] - st.oracle.pairwise_batch(z, np.array([0, len(z)]))[0])
+        ell += a * np.sum(z != st.Z[lo:hi])  # Hamming loss, unnormalized
+    W = Phi.T @ U
+    np.testing.assert_allclose(W, st.field.W, atol=1e-10)  # the state's w is sum alpha psi
+    np.testing.assert_allclose(w_tau, st.w_tau, atol=1e-10)
+    hinge = 0.0
+    for i in range(len(st.offsets) - 1):
+        lo, hi = st.offsets[i], st.offsets[i + 1]
+        G = Phi[lo:hi] @ W
+
+        def f(z, G=G):
+            return G[np.arange(len(z)), z].sum() + sum(w_tau[a * S + b] for a, b in
+                                                       zip(z[:-1], z[1:]))
+        y = st.Z[lo:hi]
+        hinge += max(np.sum(np.array(z) != y) + f(np.array(z)) - f(y)
+                     for z in product(range(S), repeat=hi - lo))
+    wsq = np.sum(W * W) + w_tau @ w_tau
+    return 0.5 * wsq + C * hinge - (ell - 0.5 * wsq)
+
+
+def test_cached_plane_passes_keep_the_dual_feasible_and_the_gap_exact():
+    # passes without inference step within the working sets only: they add no output, keep
+    # every alpha_i in C * simplex, never lower the dual, and the exact gap of the state
+    # (objectives) is the brute-force gap over all outputs of the pair table's w
+    X, Y = _chains(n=10, S=3, d=3, seed=11, max_len=4)
+    st, blocks = _blocks(X, Y, S=3, C=0.7, kernel="linear")
+    rng = np.random.default_rng(2)
+    for _ in range(2):
+        blocks.run_pass(rng.permutation(10))
+    moved = False
+    for _ in range(4):
+        pairs = {(int(blocks.owner[p]), blocks.states[blocks.start[p]:blocks.start[p] + len(
+            Y[blocks.owner[p]])].tobytes()) for p in range(int(blocks.count[0]))}
+        dual = blocks.objectives()[1]
+        total = blocks.run_pass(rng.permutation(10), oracle=False)
+        m = int(blocks.count[0])
+        after = {(int(blocks.owner[p]), blocks.states[blocks.start[p]:blocks.start[p] + len(
+            Y[blocks.owner[p]])].tobytes()) for p in range(m)}
+        assert after <= pairs and total >= 0.0
+        assert np.all(blocks.alpha[:m] > 0)
+        mass = np.bincount(blocks.owner[:m], weights=blocks.alpha[:m], minlength=10)
+        assert np.all(mass <= st.C * (1 + 1e-12))
+        primal, new_dual = blocks.objectives()
+        assert new_dual >= dual - 1e-12
+        moved = moved or new_dual > dual + 1e-9
+        assert primal - new_dual == pytest.approx(_brute_force_gap(st, blocks), rel=1e-9,
+                                                  abs=1e-10)
+    assert moved
+
+
+def test_the_solver_certifies_its_gap_with_cached_passes():
+    # the fit (passes with inference, each followed by cached-plane passes) stops on the
+    # exact gap: a brute-force gap of the returned state is <= tol * primal
+    X, Y = _chains(n=12, S=3, d=3, seed=12, max_len=4)
+    assert ChainBlocks(_blocks(X, Y, S=3, C=1.0, kernel="linear")[0]).cached_passes > 0
+    kept = {}
+    finish = ChainBlocks.finish
+
+    def keep(self):
+        kept["blocks"] = self
+        finish(self)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ChainBlocks, "finish", keep)
+        m = StructuredSVM(ChainOracle(3, loss="hamming"), kernel="linear", C=1.0, tol=1e-3,
+                          max_iter=300, random_state=0).fit(X, Y)
+    blocks = kept["blocks"]
+    gap = _brute_force_gap(blocks.st, blocks)
+    assert m.converged_ and gap == pytest.approx(m.duality_gap_, rel=1e-8, abs=1e-10)
+    assert gap <= 1e-3 * m.primal_objective_
+
+
+def test_chain_cutting_planes_need_no_working_set_gram():
+    # the chain path of solver="cutting_plane" keeps w itself (no Gram of the working set,
+    # which a 1 kB cache_size could not hold) and certifies the same optimum as BCFW
+    X, Y = _chains(n=25, S=3, d=3, seed=13, max_len=5)
+    kw = dict(kernel="linear", C=1.0, tol=1e-4, max_iter=500, random_state=0)
+    cp = StructuredSVM(ChainOracle(3, loss="hamming"), solver="cutting_plane",
+                       cache_size=1e-3, **kw).fit(X, Y)
+    bc = StructuredSVM(ChainOracle(3, loss="hamming"), **kw).fit(X, Y)
+    assert cp.converged_ and cp.duality_gap_ <= 1e-4 * cp.primal_objective_
+    assert bc.converged_ and cp.n_active_ > 25 and np.all(cp.dual_coef_ > 0)
+    # both certified within 1e-4 of the optimum: their primals agree within 2e-4
+    assert cp.primal_objective_ == pytest.approx(bc.primal_objective_, rel=2e-4)

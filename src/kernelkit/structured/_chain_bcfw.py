@@ -26,12 +26,18 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .viterbi import _viterbi_into
+from .viterbi import _viterbi_into, _viterbi_work
 
 __all__ = ["ChainBlocks", "chain_fast_path"]
 
-# pairwise steps per block visit at most (the first toward the Viterbi output)
-_MAX_STEPS = 10
+# pairwise steps per block visit at most (the first toward the Viterbi output), and
+# cached-plane passes after each pass with inference, by mode of the scores: with primal
+# weights a visit's steps cost as much as its inference, so fewer steps and more cached
+# passes (on OCR words 41 passes + 123 cached ones to tol 1e-3, 0.7x the CPU of 113 passes
+# of 10 steps); with a cached kernel every changed (position, state) costs O(N) anyway and
+# the inference little: 10 steps and no cached pass (70 passes; cached passes cost +23%)
+_MAX_STEPS = {True: 3, False: 10}
+_CACHED_PASSES = {True: 3, False: 0}
 
 # a visit stops once a step's gap is below this fraction of the first step's
 _ENOUGH = 0.1
@@ -49,6 +55,23 @@ class _Scores(NamedTuple):
     # empty: Phi is used dense)
     cols: np.ndarray  # their columns
     vals: np.ndarray  # their values
+
+
+class _Scratch(NamedTuple):
+    """Work arrays of a pass (one block at a time)."""
+
+    G: np.ndarray  # (max_T, S) the block's unary scores
+    z: np.ndarray  # (max_T,) the Viterbi output
+    diff: np.ndarray  # (max_T,) positions where two corners differ
+    dU_sum: np.ndarray  # (max_T, S) the visit's change of U[rows]
+    acc: np.ndarray  # (S * S,) all zero between uses (see _bigram_change)
+    idx: np.ndarray  # (2 max_T,)
+    uj: np.ndarray  # (2 max_T,)
+    uv: np.ndarray  # (2 max_T,)
+    moved: np.ndarray  # (S,) states a position's change touches
+    back: np.ndarray  # (max_T, S) Viterbi's back pointers
+    V: np.ndarray  # (S,) Viterbi's scores
+    Vn: np.ndarray  # (S,)
 
 
 class _Blocks(NamedTuple):
@@ -74,28 +97,30 @@ class _Blocks(NamedTuple):
 
 @njit(cache=True)
 def _scores(sc, a, b, G):
-    """G[:T] = unary scores of parts a..b-1."""
+    """G[:T] = unary scores of parts a..b-1 (2-D indexing only: a row view per nonzero
+    would cost a reference count each)."""
     T = b - a
-    if sc.explicit:
-        S = sc.W.shape[1]
+    if not sc.explicit:
+        AT = sc.AT
         for t in range(T):
-            for s in range(S):
-                G[t, s] = 0.0
-            if len(sc.row_at) == 0:  # dense Phi: G[t] = Phi[a+t] W
-                for k in range(sc.Phi.shape[1]):
-                    x, Wk = sc.Phi[a + t, k], sc.W[k]
-                    for s in range(S):
-                        G[t, s] += x * Wk[s]
-                continue
-            for j in range(sc.row_at[a + t], sc.row_at[a + t + 1]):  # G[t] = Phi[a+t] W
-                x, Wk = sc.vals[j], sc.W[sc.cols[j]]
+            for s in range(AT.shape[0]):
+                G[t, s] = AT[s, a + t]
+        return
+    W, Phi, row_at, cols, vals = sc.W, sc.Phi, sc.row_at, sc.cols, sc.vals
+    S = W.shape[1]
+    for t in range(T):
+        for s in range(S):
+            G[t, s] = 0.0
+        if len(row_at) == 0:  # dense Phi: G[t] = Phi[a+t] W
+            for k in range(Phi.shape[1]):
+                x = Phi[a + t, k]
                 for s in range(S):
-                    G[t, s] += x * Wk[s]
-    else:
-        S = sc.AT.shape[0]
-        for t in range(T):
+                    G[t, s] += x * W[k, s]
+            continue
+        for j in range(row_at[a + t], row_at[a + t + 1]):  # G[t] = Phi[a+t] W
+            x, c = vals[j], cols[j]
             for s in range(S):
-                G[t, s] = sc.AT[s, a + t]
+                G[t, s] += x * W[c, s]
 
 
 @njit(cache=True)
@@ -148,41 +173,42 @@ def _sq_norm_sparse(Kii, zv, zs, diff, nd):
 
 
 @njit(cache=True)
-def _move_scores(sc, a, b, dU):
-    """The scores of a change dU of U[rows]: W += Phi[rows]^T dU, or A^T += dU^T K[rows]."""
+def _move_scores(sc, a, b, dU, moved):
+    """The scores of a change dU of U[rows]: W += Phi[rows]^T dU, or A^T += dU^T K[rows]
+    (only the states s with dU[t, s] != 0 are touched; ``moved`` is scratch of length S)."""
     S = dU.shape[1]
+    W, Phi, row_at, cols, vals, K, AT = sc.W, sc.Phi, sc.row_at, sc.cols, sc.vals, sc.K, sc.AT
     for t in range(b - a):
-        if sc.explicit:
-            moved = False
-            for s in range(S):
-                moved = moved or dU[t, s] != 0.0
-            if not moved:  # a position where no step changed the output
-                continue
-            if len(sc.row_at) == 0:  # dense Phi: W += Phi[a+t]^T dU[t]
-                for k in range(sc.Phi.shape[1]):
-                    x, Wk = sc.Phi[a + t, k], sc.W[k]
-                    for s in range(S):
-                        Wk[s] += x * dU[t, s]
-                continue
-            for j in range(sc.row_at[a + t], sc.row_at[a + t + 1]):  # W += Phi[a+t]^T dU[t]
-                x, Wk = sc.vals[j], sc.W[sc.cols[j]]
-                for s in range(S):
-                    Wk[s] += x * dU[t, s]
-            continue
+        nm = 0
         for s in range(S):
-            c = dU[t, s]
-            if c != 0.0:
-                row, AT = sc.K[a + t], sc.AT[s]
-                for j in range(len(AT)):
-                    AT[j] += c * row[j]
+            if dU[t, s] != 0.0:
+                moved[nm] = s
+                nm += 1
+        if nm == 0:  # a position where no step changed the output
+            continue
+        if not sc.explicit:  # A^T[s] += dU[t, s] K[a+t]
+            for y in range(nm):
+                s, c = moved[y], dU[t, moved[y]]
+                for j in range(AT.shape[1]):
+                    AT[s, j] += c * K[a + t, j]
+        elif len(row_at) == 0:  # dense Phi: W[:, s] += Phi[a+t] dU[t, s]
+            for k in range(Phi.shape[1]):
+                x = Phi[a + t, k]
+                for y in range(nm):
+                    W[k, moved[y]] += x * dU[t, moved[y]]
+        else:
+            for j in range(row_at[a + t], row_at[a + t + 1]):  # W += Phi[a+t]^T dU[t]
+                x, c = vals[j], cols[j]
+                for y in range(nm):
+                    W[c, moved[y]] += x * dU[t, moved[y]]
 
 
-@njit(cache=True)
-def _chain_score(G, Wt, z, T):
-    """f(z) = sum_t G[t, z_t] + sum_t Wt[z_t, z_t+1]."""
-    f = G[0, z[0]]
+@njit(cache=True, inline="always")
+def _chain_score(G, Wt, z, T, z0=0):
+    """f(z) = sum_t G[t, z_t] + sum_t Wt[z_t, z_t+1], z's states at z[z0:z0 + T]."""
+    f = G[0, z[z0]]
     for t in range(1, T):
-        f += G[t, z[t]] + Wt[z[t - 1], z[t]]
+        f += G[t, z[z0 + t]] + Wt[z[z0 + t - 1], z[z0 + t]]
     return f
 
 
@@ -215,17 +241,18 @@ def _bigram_change(zv, zs, T, S, C, acc, idx, uj, uv):
     return nu, sq
 
 
-@njit(cache=True)
-def _violation(G, Wt, zt, z, T, normalize, f_true):
-    """(H_i(z), Delta(y_i, z), number of wrong positions); ``f_true`` = f(y_i)."""
+@njit(cache=True, inline="always")
+def _violation(G, Wt, zt, z, T, normalize, f_true, z0=0):
+    """(H_i(z), Delta(y_i, z), number of wrong positions) for z = z[z0:z0 + T];
+    ``f_true`` = f(y_i)."""
     wrong = 0
     for t in range(T):
-        if z[t] != zt[t]:
+        if z[z0 + t] != zt[t]:
             wrong += 1
     if wrong == 0:
         return 0.0, 0.0, 0
     loss = wrong / T if normalize else float(wrong)  # Hamming, (1/T) sum_t or sum_t
-    return loss + _chain_score(G, Wt, z, T) - f_true, loss, wrong
+    return loss + _chain_score(G, Wt, z, T, z0) - f_true, loss, wrong
 
 
 @njit(cache=True)
@@ -260,11 +287,38 @@ def _find_or_add(bl, i, z, T):
     return m
 
 
+@njit(cache=True, inline="always")
+def _corners(bl, i, Gi, Wt, zt, T, first_is, ws_best):
+    """The step's corners over example i's working set: s (``first_is`` >= 0: that pair;
+    ``ws_best``: argmax H over the set) and v = argmin H over the outputs with mass.
+    Returns (s, H(s), Delta(s), v, H(v), Delta(v), mass on the set, sum_y alpha_y H(y));
+    -1 stands for y_i (H = 0), -2 for no corner."""
+    sv, h_s, l_s = -1, 0.0, 0.0
+    v, h_v, l_v = -2, np.inf, 0.0
+    mass, ah = 0.0, 0.0
+    states, start, alpha, nxt, norm = bl.states, bl.start, bl.alpha, bl.nxt, bl.normalize
+    f_true = _chain_score(Gi, Wt, zt, T)
+    p = bl.head[i]
+    while p >= 0:
+        a_p = alpha[p]
+        mass += a_p
+        h, loss, _ = _violation(Gi, Wt, zt, states, T, norm, f_true, start[p])
+        if p == first_is or (ws_best and h > h_s):
+            sv, h_s, l_s = p, h, loss
+        if a_p > 0.0 and h < h_v:
+            v, h_v, l_v = p, h, loss
+        ah += a_p * h
+        p = nxt[p]
+    return sv, h_s, l_s, v, h_v, l_v, mass, ah
+
+
 @njit(cache=True)
-def _block_visit(sc, bl, i, G, z, diff, dU_sum, acc, idx, uj, uv, max_steps, enough):
-    """Pairwise steps on block i: the first toward the loss-augmented argmax, then up to
-    ``max_steps - 1`` within the block's working set; returns the block's Frank-Wolfe gap
-    g_i at the start of the visit (their sum over a pass estimates the duality gap).
+def _block_visit(sc, bl, i, ws, max_steps, enough, oracle, keep):
+    """Pairwise steps on block i: the first toward the loss-augmented argmax (``oracle``;
+    without it, toward the best output of the block's working set: a cached-plane step,
+    Shah et al. 2015), then up to ``max_steps - 1`` within the working set; returns the
+    block's Frank-Wolfe gap g_i at the start of the visit (with ``oracle``; their sum over
+    a pass estimates the duality gap; without, the gap over the working set only).
 
     A step moves mass gamma C from the corner v = argmin H over the outputs carrying mass
     (y_i counts, with the mass left on it) to the corner s = argmax H (first the Viterbi
@@ -272,45 +326,29 @@ def _block_visit(sc, bl, i, G, z, diff, dU_sum, acc, idx, uj, uv, max_steps, eno
     g = C (H(s) - H(v)), gamma = clip(g / ||d||^2, 0, alpha_v / C) (exact line search).
     Between steps only this block's scores change, by K_ii dU (O(T^2): a row of dU has two
     entries where the corners differ, none elsewhere); the other parts' scores (W or A) are
-    updated once, after the visit.
+    updated once, after the visit, on the states that changed.
     """
     a, b = bl.offsets[i], bl.offsets[i + 1]
-    T, S = b - a, dU_sum.shape[1]
-    Gi, zi, dUs = G[:T], z[:T], dU_sum[:T]
-    _scores(sc, a, b, Gi)
+    T, S = b - a, ws.dU_sum.shape[1]
+    Gi, zi, dUs = ws.G[:T], ws.z[:T], ws.dU_sum[:T]
     Kii = bl.grams[bl.gram_at[i]:bl.gram_at[i + 1]].reshape((T, T))
     Wt = bl.w_tau.reshape((S, S))
     zt = bl.Z[a:b]
     C = bl.C
-    _viterbi_into(Gi, Wt, zt, True, bl.normalize, zi)  # loss-augmented inference
-    h, _, wrong = _violation(Gi, Wt, zt, zi, T, bl.normalize, _chain_score(Gi, Wt, zt, T))
-    star = _find_or_add(bl, i, zi, T) if wrong > 0 and h > 0.0 else -1
-    for t in range(T):
-        for s in range(S):
-            dUs[t, s] = 0.0
+    star = -1
+    _scores(sc, a, b, Gi)
+    if oracle:
+        _viterbi_work(Gi, Wt, zt, True, bl.normalize, zi, ws.back, ws.V, ws.Vn)  # loss-augm.
+        h, _, wrong = _violation(Gi, Wt, zt, zi, T, bl.normalize, _chain_score(Gi, Wt, zt, T))
+        star = _find_or_add(bl, i, zi, T) if wrong > 0 and h > 0.0 else -1
+    dUs[:, :] = 0.0
     first = fw = 0.0
     for step in range(max_steps):
-        # corners: -1 is y_i itself (H = 0); s = z* first, then argmax H on the working set
-        sv, h_s, l_s = -1, 0.0, 0.0
-        v, h_v, l_v = -2, np.inf, 0.0
-        mass, ah = 0.0, 0.0
-        f_true = _chain_score(Gi, Wt, zt, T)
-        p = bl.head[i]
-        while p >= 0:
-            mass += bl.alpha[p]
-            zp = bl.states[bl.start[p]:bl.start[p] + T]
-            h, loss, _ = _violation(Gi, Wt, zt, zp, T, bl.normalize, f_true)
-            if (step == 0 and p == star) or (step > 0 and h > h_s):
-                sv, h_s, l_s = p, h, loss
-            if bl.alpha[p] > 0.0 and h < h_v:
-                v, h_v, l_v = p, h, loss
-            ah += bl.alpha[p] * h
-            p = bl.nxt[p]
+        sv, h_s, l_s, v, h_v, l_v, mass, ah = _corners(
+            bl, i, Gi, Wt, zt, T, star if step == 0 and oracle else -1, step > 0 or not oracle)
         mass_true = C - mass  # alpha on y_i
         if mass_true > 1e-12 * C and not h_v < 0.0:  # y_i (H = 0) unless an output is below
             v, h_v, l_v = -1, 0.0, 0.0
-        if step == 0 and star < 0:
-            sv, h_s, l_s = -1, 0.0, 0.0
         if step == 0:  # block gap g_i = C H(z*) - sum_y alpha_y H(y) (Lacoste-Julien 2013, §4)
             fw = C * h_s - ah
         gap = C * (h_s - h_v)
@@ -320,40 +358,50 @@ def _block_visit(sc, bl, i, G, z, diff, dU_sum, acc, idx, uj, uv, max_steps, eno
             first = gap
         elif gap <= enough * first:  # the block is solved well enough for this visit
             break
-        zv = zt if v < 0 else bl.states[bl.start[v]:bl.start[v] + T]
-        zs = zt if sv < 0 else bl.states[bl.start[sv]:bl.start[sv] + T]
-        # d = C (psi_i(s) - psi_i(v)) = C (E(v) - E(s), tau(v) - tau(s)): row t of dU is
-        # C (e_{zv_t} - e_{zs_t}), nonzero only where the corners differ
-        nd = 0
-        for t in range(T):
-            if zv[t] != zs[t]:
-                diff[nd] = t
-                nd += 1
-        nu, dt2 = _bigram_change(zv, zs, T, S, C, acc, idx, uj, uv)
-        q = C * C * _sq_norm_sparse(Kii, zv, zs, diff, nd) + dt2  # ||d||^2
-        room = (mass_true if v < 0 else bl.alpha[v]) / C
-        gamma = room if q <= 0.0 else min(room, gap / q)  # exact line search, clipped
-        c = gamma * C
-        for x in range(nd):  # U[rows] += gamma dU, and this block's scores G += K_ii gamma dU
-            u, jv, js = diff[x], zv[diff[x]], zs[diff[x]]
-            bl.U[a + u, jv] += c
-            bl.U[a + u, js] -= c
-            dUs[u, jv] += c
-            dUs[u, js] -= c
-            for t in range(T):
-                k = c * Kii[t, u]
-                Gi[t, jv] += k
-                Gi[t, js] -= k
-        for k in range(nu):
-            bl.w_tau[uj[k]] += gamma * uv[k]
-        bl.ell[i] += gamma * C * (l_s - l_v)
-        if v >= 0:
-            bl.alpha[v] = 0.0 if gamma >= room else bl.alpha[v] - gamma * C
-        if sv >= 0:
-            bl.alpha[sv] += gamma * C
-    _move_scores(sc, a, b, dUs)
-    _drop_empty(bl, i)
+        _pair_step(bl, i, a, T, S, C, sv, v, l_s, l_v, gap, mass_true, Gi, Kii, ws)
+    _move_scores(sc, a, b, dUs, ws.moved)
+    if not keep:  # ``keep``: outputs without mass stay (cutting planes, until dropped)
+        _drop_empty(bl, i)
     return fw
+
+
+@njit(cache=True, inline="always")
+def _pair_step(bl, i, a, T, S, C, sv, v, l_s, l_v, gap, mass_true, Gi, Kii, ws):
+    """Move mass from corner v to corner s of block i with the exact (clipped) line search;
+    U, w_tau, ell, the alphas, the block's scores Gi and the visit's sum dU are updated."""
+    zt = bl.Z[a:a + T]
+    zv = zt if v < 0 else bl.states[bl.start[v]:bl.start[v] + T]
+    zs = zt if sv < 0 else bl.states[bl.start[sv]:bl.start[sv] + T]
+    # d = C (psi_i(s) - psi_i(v)) = C (E(v) - E(s), tau(v) - tau(s)): row t of dU is
+    # C (e_{zv_t} - e_{zs_t}), nonzero only where the corners differ
+    nd = 0
+    for t in range(T):
+        if zv[t] != zs[t]:
+            ws.diff[nd] = t
+            nd += 1
+    nu, dt2 = _bigram_change(zv, zs, T, S, C, ws.acc, ws.idx, ws.uj, ws.uv)
+    q = C * C * _sq_norm_sparse(Kii, zv, zs, ws.diff, nd) + dt2  # ||d||^2
+    room = (mass_true if v < 0 else bl.alpha[v]) / C
+    gamma = room if q <= 0.0 else min(room, gap / q)  # exact line search, clipped
+    c = gamma * C
+    for x in range(nd):  # U[rows] += gamma dU, and this block's scores G += K_ii gamma dU
+        u = ws.diff[x]
+        jv, js = zv[u], zs[u]
+        bl.U[a + u, jv] += c
+        bl.U[a + u, js] -= c
+        ws.dU_sum[u, jv] += c
+        ws.dU_sum[u, js] -= c
+        for t in range(T):
+            k = c * Kii[t, u]
+            Gi[t, jv] += k
+            Gi[t, js] -= k
+    for k in range(nu):
+        bl.w_tau[ws.uj[k]] += gamma * ws.uv[k]
+    bl.ell[i] += gamma * C * (l_s - l_v)
+    if v >= 0:
+        bl.alpha[v] = 0.0 if gamma >= room else bl.alpha[v] - gamma * C
+    if sv >= 0:
+        bl.alpha[sv] += gamma * C
 
 
 @njit(cache=True)
@@ -412,24 +460,55 @@ def _compact(bl, lengths):
 
 
 @njit(cache=True)
-def _run_pass(sc, bl, order, max_T, max_steps, enough, gaps):
-    """One visit per block in the given order; gaps[i] = block i's FW gap at its visit;
-    returns the sum of the gaps met."""
-    S = bl.U.shape[1]
-    G = np.empty((max_T, S))
-    z = np.empty(max_T, dtype=np.int64)
-    diff = np.empty(max_T, dtype=np.int64)
-    dU_sum = np.empty((max_T, S))
-    acc = np.zeros(S * S)
-    idx = np.empty(2 * max_T, dtype=np.int64)
-    uj = np.empty(2 * max_T, dtype=np.int64)
-    uv = np.empty(2 * max_T)
+def _scratch(max_T, S):
+    return _Scratch(np.zeros((max_T, S)), np.empty(max_T, dtype=np.int64),
+                    np.empty(max_T, dtype=np.int64), np.empty((max_T, S)), np.zeros(S * S),
+                    np.empty(2 * max_T, dtype=np.int64), np.empty(2 * max_T, dtype=np.int64),
+                    np.empty(2 * max_T), np.empty(S, dtype=np.int64),
+                    np.empty((max_T, S), dtype=np.int64), np.empty(S), np.empty(S))
+
+
+@njit(cache=True)
+def _run_pass(sc, bl, order, max_T, max_steps, enough, gaps, oracle, keep):
+    """One visit per block in the given order (``oracle``: with loss-augmented inference;
+    gaps[i] = block i's FW gap at its visit); returns the sum of the gaps met."""
+    ws = _scratch(max_T, bl.U.shape[1])
     total = 0.0
     for i in order:
-        gaps[i] = _block_visit(sc, bl, i, G, z, diff, dU_sum, acc, idx, uj, uv, max_steps,
-                                enough)
-        total += gaps[i]
+        g = _block_visit(sc, bl, i, ws, max_steps, enough, oracle, keep)
+        if oracle:
+            gaps[i] = g
+        total += g
     return total
+
+
+@njit(cache=True)
+def _add_violated(sc, bl, max_T, eps):
+    """Cutting planes at the current w (no step): add y_i* = the loss-augmented argmax to
+    example i's working set when H_i(y_i*) > xi_i + eps, xi_i = max(0, max_{y in W_i}
+    H_i(y)) (Tsochantaridis et al. 2005); returns how many were added."""
+    S = bl.U.shape[1]
+    ws = _scratch(max_T, S)
+    Wt = bl.w_tau.reshape((S, S))
+    added = 0
+    for i in range(len(bl.offsets) - 1):
+        a, b = bl.offsets[i], bl.offsets[i + 1]
+        T, zt, Gi, zi = b - a, bl.Z[a:b], ws.G[:b - a], ws.z[:b - a]
+        _scores(sc, a, b, Gi)
+        _viterbi_work(Gi, Wt, zt, True, bl.normalize, zi, ws.back, ws.V, ws.Vn)
+        h, _, wrong = _violation(Gi, Wt, zt, zi, T, bl.normalize, _chain_score(Gi, Wt, zt, T))
+        xi = _corners(bl, i, Gi, Wt, zt, T, -1, True)[1]
+        if wrong > 0 and h > xi + eps:
+            n_before = bl.count[0]
+            _find_or_add(bl, i, zi, T)
+            added += bl.count[0] - n_before
+    return added
+
+
+@njit(cache=True)
+def _drop_all_empty(bl):
+    for i in range(len(bl.offsets) - 1):
+        _drop_empty(bl, i)
 
 
 @njit(cache=True)
@@ -482,6 +561,9 @@ class ChainBlocks:
         self.Z = np.ascontiguousarray(st.Z, dtype=np.int64)
         self.gram_at = np.concatenate([[0], np.cumsum(self.lengths**2)]).astype(np.int64)
         self.gaps = np.full(n, np.inf)  # block FW gaps at their latest visits
+        self.explicit = st.field.mode == "explicit"
+        #: cached-plane passes the solver runs after each pass with inference
+        self.cached_passes = _CACHED_PASSES[self.explicit]
         self.csr = None  # Phi as (row_at, cols, vals), at the first _tuples (explicit mode)
         self.grams = np.zeros(0)  # the blocks' K_ii, filled by the first _tuples
 
@@ -525,16 +607,33 @@ class ChainBlocks:
     #: no iterate averaging: every pass takes pairwise steps (linear convergence)
     averaging = False
 
-    def run_pass(self, order: np.ndarray, pairwise: bool = True) -> float:
+    def run_pass(self, order: np.ndarray, pairwise: bool = True, oracle: bool = True,
+                 keep: bool = False) -> float:
         """One visit (pairwise steps, :func:`_block_visit`) per example in ``order``; returns
         the sum of the blocks' Frank-Wolfe gaps at their latest visits (an estimate of the
-        duality gap, each block's taken at its visit)."""
+        duality gap, each block's taken at its visit). ``oracle=False``: cached-plane visits
+        (no inference, the working sets only); returns the sum of their working-set gaps.
+        ``keep``: outputs whose alpha drops to 0 stay in the working sets."""
         order = np.asarray(order, dtype=np.int64)
         self._reserve(len(order), int(self.lengths[order].sum()))
         sc, bl = self._tuples()
-        _run_pass(sc, bl, order, self.max_T, _MAX_STEPS, _ENOUGH, self.gaps)
+        steps = _MAX_STEPS[self.explicit]
+        total = _run_pass(sc, bl, order, self.max_T, steps, _ENOUGH, self.gaps, oracle, keep)
         _compact(bl, self.lengths)
-        return float(np.sum(self.gaps))
+        return float(np.sum(self.gaps)) if oracle else float(total)
+
+    def add_violated(self, eps: float) -> int:
+        """Add every example's most violated output beating its slack by eps (the cutting
+        planes of :func:`_add_violated`, alpha 0); returns how many were added."""
+        self._reserve(self.n, int(self.lengths.sum()))
+        sc, bl = self._tuples()
+        return int(_add_violated(sc, bl, self.max_T, eps))
+
+    def drop_empty(self) -> None:
+        """Remove the outputs without mass from the working sets."""
+        bl = self._tuples()[1]
+        _drop_all_empty(bl)
+        _compact(bl, self.lengths)
 
     def objectives(self) -> tuple[float, float]:
         """(primal, dual) at the current w, as DualState.objectives (one numba call)."""

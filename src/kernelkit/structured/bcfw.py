@@ -137,6 +137,7 @@ class _PythonBlocks:
     """Block steps one Python call per example (any oracle, any kernel mode)."""
 
     averaging = True  # plain FW steps with iterate averaging for _PAIRWISE_AFTER passes
+    cached_passes = 0  # no passes without inference
 
     def __init__(self, st: DualState):
         self.st = st
@@ -158,7 +159,11 @@ def solve_bcfw(st: DualState, *, max_iter: int, tol: float, rng, verbose=0) -> R
 
     For a :class:`~kernelkit.structured.ChainOracle` with explicit or cached scores every
     pass is one numba call (:class:`~kernelkit.structured._chain_bcfw.ChainBlocks`) and every
-    block visit takes pairwise steps from the first pass, with no averaging. Otherwise:
+    block visit takes pairwise steps from the first pass, with no averaging; with primal
+    weights each pass is followed by ``blocks.cached_passes`` passes of pairwise steps within
+    the working sets, without inference (Shah et al. 2015: the dual converges in fewer
+    inference passes; each cached pass is a feasible ascent step, so the certificate is
+    unchanged). Otherwise:
 
     For the first ``_PAIRWISE_AFTER`` passes the iterate after pass k enters a weighted
     average with weight rho_k = 2 / (k + 2) (Lacoste-Julien et al.'s averaging, per pass);
@@ -198,6 +203,8 @@ def solve_bcfw(st: DualState, *, max_iter: int, tol: float, rng, verbose=0) -> R
                 avg = candidate = blocks.get_state()
             else:  # st holds the latest iterate (at the switch: the average) and no copy
                 estimate = blocks.run_pass(rng.permutation(n), True)
+                for _ in range(blocks.cached_passes):  # Shah et al. 2015 (multi-plane)
+                    blocks.run_pass(rng.permutation(n), True, oracle=False)
                 since += 1
                 if (estimate is not None and best is not None and since < _CHECK_EVERY
                         and k < max_iter - 1

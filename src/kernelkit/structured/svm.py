@@ -48,14 +48,18 @@ class StructuredSVM(JointKernelModel):
         ``ChainOracle`` with the linear kernel, a FeatureMap, or a kernel matrix that fits
         in ``cache_size``, a whole pass is one numba call: every visit takes a pairwise
         step toward the Viterbi output and a few more within the example's working set
-        (linear convergence). Otherwise the solution is the weighted average of the pass
+        (linear convergence); with the linear kernel or a FeatureMap each such pass is
+        followed by 3 passes within the working sets only (no inference; Shah et al.
+        2015's multi-plane BCFW), and ``max_iter`` counts the passes with inference.
+        Otherwise the solution is the weighted average of the pass
         iterates (rho_k = 2/(k+2)) and after 50 passes the steps become pairwise.
         Memory beyond the kernel cache: the working set's alphas only.
         ``"cutting_plane"``: n-slack cutting planes; each iteration adds every example's
         most violated output (when it beats the example's slack) and re-solves the dual
         over the whole working set in numba. Converges to high accuracy in few iterations
         on small and medium problems; the working set's Gram matrix must fit in
-        ``cache_size``.
+        ``cache_size``, except on the chain fast path (the ``ChainOracle`` cases above),
+        which solves the working sets by pairwise steps on w itself (no Gram).
     max_iter : int, default=300
         Maximum passes over the training examples.
     tol : float, default=1e-3

@@ -18,9 +18,14 @@ __all__ = ["viterbi", "viterbi_batch"]
 @njit(cache=True)
 def _viterbi_into(G, W, z_true, augment, normalize, out):
     T, S = G.shape
-    back = np.empty((T, S), dtype=np.int64)
-    V = np.empty(S)
-    Vn = np.empty(S)
+    _viterbi_work(G, W, z_true, augment, normalize, out, np.empty((T, S), dtype=np.int64),
+                  np.empty(S), np.empty(S))
+
+
+@njit(cache=True)
+def _viterbi_work(G, W, z_true, augment, normalize, out, back, V, Vn):
+    """:func:`_viterbi_into` with its work arrays given: back (>= T, S), V and Vn (S,)."""
+    T, S = G.shape
     inv_T = 1.0 / T if normalize else 1.0  # loss per wrong position
     for s in range(S):
         V[s] = G[0, s]
@@ -31,9 +36,9 @@ def _viterbi_into(G, W, z_true, augment, normalize, out):
             Vn[s] = -np.inf
             back[t, s] = 0
         for r in range(S):  # V_t(s) = G[t, s] + max_r V_{t-1}(r) + W[r, s], r outer: W's rows
-            vr, Wr = V[r], W[r]
+            vr = V[r]
             for s in range(S):
-                v = vr + Wr[s]
+                v = vr + W[r, s]
                 if v > Vn[s]:  # the first r that attains the max, as before
                     Vn[s] = v
                     back[t, s] = r
