@@ -127,6 +127,41 @@ def test_score_updates_and_compaction_equal_dense_products(in_order):
     np.testing.assert_array_equal(out, K[np.ix_(loc, loc)])
 
 
+def test_compaction_in_place_equals_the_sub_block():
+    # a compact block compacted again where it lies (rows and columns loc, increasing)
+    from kernelkit.solvers.multiclass_cd import _compact_within
+
+    rng = np.random.default_rng(5)
+    K = rng.normal(size=(40, 40))
+    for m in (40, 23, 1):
+        loc = np.sort(rng.choice(K.shape[0], m, replace=False))
+        flat = K.ravel().copy()
+        _compact_within(flat, K.shape[0], loc)
+        np.testing.assert_array_equal(flat[: m * m].reshape(m, m), K[np.ix_(loc, loc)])
+        K = K[np.ix_(loc, loc)]
+
+
+def test_large_kernels_are_held_in_float32(monkeypatch):
+    # above _WIDE_KERNEL_ROWS rows the estimator solves with K in float32 (libsvm's cache
+    # type), up to it in float64; the fit is still that problem's optimum
+    from kernelkit.machines import multiclass
+    from kernelkit.solvers import multiclass_cd
+
+    seen = []
+
+    def solve(K, *args, **kwargs):
+        seen.append(K.dtype)
+        return solve_multiclass_cd(K, *args, **kwargs)
+
+    monkeypatch.setattr(multiclass_cd, "solve_multiclass_cd", solve)
+    X, y = _blobs(n=90, seed=2)
+    for rows in (90, 89):
+        monkeypatch.setattr(multiclass, "_WIDE_KERNEL_ROWS", rows)
+        clf = MulticlassSVM(C=2.0, gamma=0.5, tol=1e-12, max_iter=20_000).fit(X, y)
+        assert clf.duality_gap_ <= 1e-12 * clf.primal_objective_
+    assert seen == [np.float64, np.float32]
+
+
 def test_alpha_form_and_loss_objects():
     X, y = _blobs()
     K = rbf_kernel(X, gamma=0.5)

@@ -37,7 +37,9 @@ they halve the fit):
 
 - once shrinking leaves at most ``_COMPACT_BELOW`` of the held block active, the kernel
   among the active examples is copied into a compact block, whose rows are then read
-  whole instead of gathered from rows of length n;
+  whole instead of gathered from rows of length n; later shrinks compact that block where
+  it lies, and a refresh keeps it when no shrunk example comes back (the examples that
+  come back need rows of K: the block is then copied from K again, into the same store);
 - after each pass the ``_WORKING_SET_SHARE`` of the active examples with the largest gap
   terms (the largest KKT violations: on letters the top fifth holds 75-85% of the gap) is
   solved on its own, ``_WORKING_SET_PASSES`` sweeps on the kernel among them, and the
@@ -205,11 +207,29 @@ def _shrinkable(A, Fa, active, y, out):  # pragma: no cover - numba
 
 @twin
 def _scores_sparse(K, sv, cls, val, cols, out):  # pragma: no cover - numba
-    # out[:, t] = sum over nonzeros (i, j, a) of alpha: a K[cols[t], i] into class j
+    # out[:, t] = sum over nonzeros (i, j, a) of alpha: a K[cols[t], i] into class j, summed
+    # in a local column (out[:, t] is strided)
     for t in prange(cols.shape[0]):
         Kl = K[cols[t]]
+        acc = np.zeros(out.shape[0])
         for q in range(sv.shape[0]):
-            out[cls[q], t] += val[q] * Kl[sv[q]]
+            acc[cls[q]] += val[q] * Kl[sv[q]]
+        for j in range(out.shape[0]):
+            out[j, t] += acc[j]
+
+
+@njit(cache=True)
+def _compact_within(flat, m_old, loc):  # pragma: no cover - numba
+    """``Kb[loc][:, loc]`` written over ``Kb = flat[:m_old^2].reshape(m_old, m_old)``, as
+    ``flat[:m^2]``; ``loc`` increasing, so that each entry's write position q m + c is at
+    most its read position loc[q] m_old + loc[c], and both increase: no entry still to be
+    read is overwritten."""
+    m = loc.shape[0]
+    for q in range(m):
+        src = loc[q] * m_old
+        dst = q * m
+        for c in range(m):
+            flat[dst + c] = flat[src + loc[c]]
 
 
 def _scores(K, A, cols):
@@ -224,14 +244,60 @@ def _scores(K, A, cols):
     return out
 
 
-def _all_scores(K, A, active, Fa):
-    """Scores of every example: the live ones of ``active``, the stale ones recomputed."""
-    n = K.shape[0]
-    F = np.empty((A.shape[1], n))
-    F[:, active] = Fa
-    idle = np.flatnonzero(~np.isin(np.arange(n), active, assume_unique=True))
-    F[:, idle] = _scores(K, A, idle)
-    return F
+class _Active:
+    """The active examples ``idx``, their live scores ``F[:, t] = (K alpha)_{idx[t]}`` and
+    the kernel among them: ``idx[t]`` at row and column ``loc[t]`` of ``Kb``, which is K or
+    a compact copy (module notes) in ``store``, owned here and compacted in place."""
+
+    def __init__(self, K, A):
+        self.K = K
+        self.idx = self.loc = np.arange(K.shape[0])
+        self.F = _scores(K, A, self.idx)
+        self.Kb = K
+        self.store = None  # flat buffer holding the compact block, once made
+
+    @property
+    def in_order(self) -> bool:
+        """Whether ``loc`` is ``0 .. len(idx) - 1`` (rows of Kb read as they lie)."""
+        return self.Kb.shape[0] == self.idx.shape[0]
+
+    def keep(self, mask) -> None:
+        """Only the examples of ``mask`` stay active; the kernel block is compacted once
+        they are at most ``_COMPACT_BELOW`` of it."""
+        self.idx, self.loc = self.idx[mask], self.loc[mask]
+        self.F = np.ascontiguousarray(self.F[:, mask])
+        if np.any(self.loc < 0):  # examples back from a refresh, not in Kb: K again
+            self.Kb, self.loc = self.K, self.idx
+        if self.idx.shape[0] <= _COMPACT_BELOW * self.Kb.shape[0]:
+            self._compact()
+
+    def refresh(self, A) -> None:
+        """Every example active, the shrunk ones with scores recomputed from the nonzeros
+        of alpha; Kb kept, its rows known for the examples that were active (``loc = -1``
+        for the others, until :meth:`keep`)."""
+        n = self.K.shape[0]
+        F = np.empty((A.shape[1], n))
+        F[:, self.idx] = self.F
+        loc = np.full(n, -1)
+        loc[self.idx] = self.loc
+        idle = np.flatnonzero(loc < 0)
+        F[:, idle] = _scores(self.K, A, idle)
+        self.idx, self.F, self.loc = np.arange(n), F, loc
+        if self.Kb is self.K:
+            self.loc = self.idx
+
+    def _compact(self) -> None:
+        m = self.loc.shape[0]
+        if self.Kb is not self.K:  # our own block: compacted where it lies
+            _compact_within(self.store, self.Kb.shape[0], self.loc)
+        else:
+            if self.store is None or self.store.shape[0] < m * m:
+                if not fits_in_memory(m * m * self.K.dtype.itemsize):
+                    return  # rows keep being gathered from K
+                self.store = row_store((m * m,), self.K.dtype, populate=True)
+            gather_rows(self.K, self.loc, self.loc, self.store[: m * m].reshape(m, m),
+                        np.arange(m), work=m * m)
+        self.Kb, self.loc = self.store[: m * m].reshape(m, m), np.arange(m)
 
 
 # ------------------------------------------------------------------ public API
@@ -393,10 +459,7 @@ def _ascend(kind, K, y, Cv, A, tol, max_iter, shrinking, rng, callback) -> Resul
     n = K.shape[0]
     lp = _loops(n)
     diag = np.ascontiguousarray(np.diag(K), dtype=np.float64)
-    everyone = np.arange(n)
-    active = everyone
-    Kb, loc = K, everyone  # the kernel among a superset of active (see _pass)
-    Fa = _scores(K, A, active)  # Fa[j, t] = f_j(x_active[t]); only active columns are live
+    st = _Active(K, A)  # the active examples, their scores and the kernel among them
     g = np.zeros(n)
     history = []
     converged = False
@@ -406,16 +469,15 @@ def _ascend(kind, K, y, Cv, A, tol, max_iter, shrinking, rng, callback) -> Resul
 
     for n_iter in range(1, max_iter + 1):
         if n_iter <= 2 or (n_iter - 1) % _FULL_EVERY == 0:
-            lp.block_pass(kind, Kb, loc, Kb.shape[0] == active.shape[0], diag, y, Cv, A, Fa,
-                          active, rng.permutation(active.shape[0]))
-        primal, dual, rel = _objectives(lp, kind, y, Cv, A, Fa, active, g)
-        if active.shape[0] < n and (rel <= tol or n_iter - refreshed >= _REFRESH_EVERY):
+            lp.block_pass(kind, st.Kb, st.loc, st.in_order, diag, y, Cv, A, st.F, st.idx,
+                          rng.permutation(st.idx.shape[0]))
+        primal, dual, rel = _objectives(lp, kind, y, Cv, A, st.F, st.idx, g)
+        if st.idx.shape[0] < n and (rel <= tol or n_iter - refreshed >= _REFRESH_EVERY):
             refreshed = n_iter
             # the shrunk examples' losses were assumed zero: check them with fresh scores
             # (alpha_i = 0 there, so only their loss terms change); violators come back
-            active, Fa = everyone, _all_scores(K, A, active, Fa)
-            Kb, loc = K, everyone
-            primal, dual, rel = _objectives(lp, kind, y, Cv, A, Fa, active, g)
+            st.refresh(A)
+            primal, dual, rel = _objectives(lp, kind, y, Cv, A, st.F, st.idx, g)
         gap = max(primal - dual, 0.0)
         history.append(rel)
         if callback is not None:
@@ -424,23 +486,18 @@ def _ascend(kind, K, y, Cv, A, tol, max_iter, shrinking, rng, callback) -> Resul
             converged = True
             break
         if shrinking:
-            keep = _shrink(lp, A, Fa, active, y)
-            if keep is not None:
-                active, Fa, loc = active[keep], np.ascontiguousarray(Fa[:, keep]), loc[keep]
-                if active.shape[0] <= _COMPACT_BELOW * Kb.shape[0]:
-                    Kb, loc = _compact(Kb, loc)
-        _solve_working_set(lp, kind, Kb, loc, diag, y, Cv, A, Fa, active,
-                           _working_set(g, active), rng)
-    if active.shape[0] < n:
-        Fa = _all_scores(K, A, active, Fa)
+            _shrink(lp, A, st, y)
+        _solve_working_set(lp, kind, st, diag, y, Cv, A, _working_set(g, st.idx), rng)
+    if st.idx.shape[0] < n:
+        st.refresh(A)
     info = {"dual_objective": dual, "primal_objective": primal, "gap": gap,
-            "relative_gap": rel, "scores": np.ascontiguousarray(Fa.T),
-            "n_active": int(active.shape[0])}
+            "relative_gap": rel, "scores": np.ascontiguousarray(st.F.T),
+            "n_active": int(st.idx.shape[0])}
     return Result(coef=A, n_iter=n_iter, converged=converged, history=history, info=info)
 
 
-def _solve_working_set(lp, kind, Kb, loc, diag, y, Cv, A, Fa, active, ws, rng):
-    """Sweeps over the working set ``active[ws]`` only, then one update of every score.
+def _solve_working_set(lp, kind, st, diag, y, Cv, A, ws, rng):
+    """Sweeps over the working set ``st.idx[ws]`` only, then one update of every score.
 
     The examples with the largest gap terms hold most of the gap (on letters the fifth of
     them with the largest terms holds 75-85%). While they are swept, only their own scores
@@ -450,35 +507,25 @@ def _solve_working_set(lp, kind, Kb, loc, diag, y, Cv, A, Fa, active, ws, rng):
     if ws.shape[0] == 0:
         return
     m = ws.shape[0]
-    sub = active[ws]
-    lw = loc[ws]
-    Kw = np.empty((m, m), Kb.dtype)
-    gather_rows(Kb, lw, lw, Kw, np.arange(m), work=m * m)
+    sub = st.idx[ws]
+    lw = st.loc[ws]
+    Kw = np.empty((m, m), st.Kb.dtype)
+    gather_rows(st.Kb, lw, lw, Kw, np.arange(m), work=m * m)
     before = A[sub]
-    Fw = np.ascontiguousarray(Fa[:, ws])
+    Fw = np.ascontiguousarray(st.F[:, ws])
     for _ in range(_WORKING_SET_PASSES):
         lp.block_pass(kind, Kw, np.arange(m), True, diag, y, Cv, A, Fw, sub,
                       rng.permutation(m))
-    lp.add_changes(Kb, loc, Kb.shape[0] == active.shape[0], lw, A[sub] - before, Fa)
+    lp.add_changes(st.Kb, st.loc, st.in_order, lw, A[sub] - before, st.F)
 
 
-def _shrink(lp, A, Fa, active, y):
-    """Mask of the active examples to keep (``None``: all), :func:`_shrinkable` dropped."""
-    out = np.zeros(active.shape[0], dtype=np.bool_)
-    lp.shrinkable(A, Fa, active, y, out)
-    return ~out if out.any() else None
-
-
-def _compact(Kb, loc):
-    """``(Kb[loc][:, loc], arange)`` on small pages when it fits in working memory, else
-    ``(Kb, loc)``: rows of the active examples without the shrunk columns are read in one
-    go by each sweep instead of gathered."""
-    m = loc.shape[0]
-    if not fits_in_memory(m * m * Kb.dtype.itemsize):
-        return Kb, loc
-    out = row_store((m, m), Kb.dtype, populate=True)
-    gather_rows(Kb, loc, loc, out, np.arange(m), work=m * m)
-    return out, np.arange(m)
+def _shrink(lp, A, st, y) -> None:
+    """Drop the active examples that :func:`_shrinkable` finds (after a refresh, keep the
+    rest, so that the examples back from it get their kernel rows)."""
+    out = np.zeros(st.idx.shape[0], dtype=np.bool_)
+    lp.shrinkable(A, st.F, st.idx, y, out)
+    if out.any() or np.any(st.loc < 0):
+        st.keep(~out)
 
 
 def _working_set(g, active):
