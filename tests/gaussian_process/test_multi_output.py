@@ -361,7 +361,11 @@ def test_search_coordinates_map_back_and_reach_the_joint_optimum():
     L-BFGS-B's in theta from the same start."""
     import scipy.optimize
 
-    from kernelkit.gaussian_process._lmc_search import SearchSpace, search_minimize
+    from kernelkit.gaussian_process._lmc_search import (
+        SearchSpace,
+        scaled_objective,
+        search_minimize,
+    )
 
     X, Y, _ = _data(n=30, T=3, missing=0.3, seed=2)
     gp = MOGP(RBF([1.0, 1.0]), rank=2, random_state=0, optimizer=None).fit(X, Y)
@@ -383,6 +387,12 @@ def test_search_coordinates_map_back_and_reach_the_joint_optimum():
     value, grad = joint(space.to_theta(u))
     fd = _fd_gradient(lambda v: joint(space.to_theta(v))[0], u)
     np.testing.assert_allclose(space.gradient(u, grad), fd, rtol=1e-5, atol=1e-6)
+    # standard deviations in units of their start (z = u / scale): the chain rule again
+    scale = np.where(space.variance, u, 1.0)
+    f = scaled_objective(joint, space, scale)
+    assert space.variance.sum() == 6 and np.all(scale[space.variance] == u[space.variance])
+    z = 1.3 * u / scale
+    np.testing.assert_allclose(f(z)[1], _fd_gradient(lambda v: f(v)[0], z), rtol=1e-5, atol=1e-6)
     box = [(None if np.isinf(lo) else lo, None if np.isinf(hi) else hi) for lo, hi in bounds]
     ref = scipy.optimize.minimize(joint, theta0, jac=True, method="L-BFGS-B", bounds=box)
     theta, fun = search_minimize(joint, theta0, space)

@@ -29,7 +29,9 @@ it: with scipy's stopping rule (a step gaining < 2.2e-9 |f|) the last 27 of the 
 evaluations walk ``log l`` from -0.57 to -0.97 (the factor from 1e-3 to 1e-6) for 0.0025 in
 log ML. With ``FTOL = 1e-8`` the search stops at 86 evaluations: log ML -1091.5889 against
 -1091.5864 (2.3e-6 relative), every prediction within 0.7% of its output's standard
-deviation (RMSE on the hidden entries 0.64488 against 0.64493).
+deviation (RMSE on the hidden entries 0.64488 against 0.64493). Searching each standard
+deviation in units of its start (:func:`search_minimize`) then takes 72: log ML -1091.5887,
+predictions within 1.6% of the standard deviations of the 113-evaluation fit's (RMSE 0.64498).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from ._coregionalization import Coregionalization
 from ._optimize import lbfgs_box
 from ._optimizer_warnings import warn_lbfgs_stop
 
-__all__ = ["SearchSpace", "search_minimize"]
+__all__ = ["SearchSpace", "scaled_objective", "search_minimize"]
 
 # L-BFGS-B's correction pairs: one per parameter (a full BFGS model) up to this many; an
 # evaluation costs O(N^3) (a Cholesky factor and the inverse), the model O(p * memory)
@@ -133,6 +135,11 @@ class SearchSpace:
         g[self._variance] *= 2.0 / self._full(u)[self._variance]
         return g[self._keep]
 
+    @property
+    def variance(self) -> np.ndarray:
+        """Which entries of ``u`` are standard deviations (bool mask)."""
+        return self._variance[self._keep]
+
     def bounds(self) -> np.ndarray:
         """Bounds of ``u`` (a variance's ``[lo, hi]`` becomes ``[sqrt(lo), sqrt(hi)]``)."""
         b = np.array(self.bounds_theta, dtype=float)
@@ -140,20 +147,33 @@ class SearchSpace:
         return b[self._keep]
 
 
+def scaled_objective(obj_func, space: SearchSpace, scale: np.ndarray):
+    """``z -> (value, d value / d z)`` at ``u = z * scale`` from ``obj_func`` in ``theta``."""
+    def f(z):
+        u = z * scale
+        value, grad = obj_func(space.to_theta(u))
+        return value, space.gradient(u, grad) * scale  # chain rule: du / dz = scale
+
+    return f
+
+
 def search_minimize(obj_func, theta0, space: SearchSpace) -> tuple[np.ndarray, float]:
     """``(theta, obj_func(theta))`` of L-BFGS-B in the search coordinates from ``theta0``.
 
+    Each standard deviation is searched in units of its starting value (``z = u / u0``,
+    every other coordinate as it is): L-BFGS-B's first step and its initial Hessian
+    ``gamma I`` treat all coordinates alike, and a kappa's ``sqrt`` may start 30 times
+    smaller than a length-scale's log. A diagonal scaling of the box: the same optimum.
     ``obj_func(theta) -> (value, gradient)`` in ``theta``; a stop that is not convergence
     warns with its reason (as :func:`~._optimize.minimize_once`).
     """
-    def f(u):
-        value, grad = obj_func(space.to_theta(u))
-        return value, space.gradient(u, grad)
-
     u0 = space.to_search(theta0)
+    scale = np.where(space.variance, u0, 1.0)  # u0 > 0: a variance's sqrt
+    f = scaled_objective(obj_func, space, scale)
     res = scipy.optimize.minimize(
-        f, u0, jac=True, method="L-BFGS-B", bounds=lbfgs_box(space.bounds()),
+        f, u0 / scale, jac=True, method="L-BFGS-B",
+        bounds=lbfgs_box(space.bounds() / scale[:, None]),
         options={"maxcor": int(min(max(u0.size, 10), _MAX_MEMORY)), "ftol": FTOL})
     if not res.success:
         warn_lbfgs_stop(res)
-    return space.to_theta(np.asarray(res.x, dtype=float)), float(res.fun)
+    return space.to_theta(np.asarray(res.x, dtype=float) * scale), float(res.fun)
