@@ -512,6 +512,15 @@ def _drop_all_empty(bl):
 
 
 @njit(cache=True)
+def _all_scores(sc, N):
+    """G = Phi W for every training part (explicit mode), one row at a time."""
+    G = np.empty((N, sc.W.shape[1]))
+    for r in range(N):
+        _scores(sc, r, r + 1, G[r:r + 1])
+    return G
+
+
+@njit(cache=True)
 def _hinge_sum(G, Wt, offsets, Z, normalize):
     """sum_i H_i, H_i = max_z Delta(y_i, z) + f(x_i, z) - f(x_i, y_i) (one Viterbi each)."""
     z = np.empty(len(Z), dtype=np.int64)
@@ -638,8 +647,8 @@ class ChainBlocks:
     def objectives(self) -> tuple[float, float]:
         """(primal, dual) at the current w, as DualState.objectives (one numba call)."""
         st, f = self.st, self.st.field
-        if f.mode == "explicit":
-            G, wsq = f.Phi @ f.W, float(np.sum(f.W * f.W))  # ||w_unary||^2 = ||W||^2
+        if f.mode == "explicit":  # G = Phi W in numba: no BLAS threads woken (and spinning)
+            G, wsq = _all_scores(self._tuples()[0], len(st.Z)), float(np.sum(f.W * f.W))
         else:
             f.flush()
             G = np.ascontiguousarray(f.AT.T, dtype=np.float64)
