@@ -1,7 +1,8 @@
 """Every home of the rows of X gives the products of the dense matrix.
 
 The row sources are discovered from the data seam: ``ArrayRows`` (in memory) and every
-``KernelOperator`` row home registered by a subclass (dask chunks; sparse rows next). Each
+row home of :mod:`kernelkit.linalg.homes` (dask chunks), whose operator class
+``KernelOperator`` picks for the rows it holds. Each
 operator (adaptive blocks, fixed blocks, kept fixed blocks, the same on a cluster) must
 equal ``K = kernel(X, C)`` for ``@``, ``t_matmul`` and ``normal_matmul``, and a RowSource's
 ``predict`` must equal ``K @ coef``.
@@ -14,6 +15,7 @@ import pytest
 
 from kernelkit.kernels import RBF, Matern
 from kernelkit.linalg import ArrayRows, DaskRows, KernelOperator, RowSource
+from kernelkit.linalg.homes import _HOMES, home_of
 
 
 def _problem(n=700, m=30, d=3, seed=0):
@@ -62,10 +64,14 @@ def test_symmetric_operator_equals_dense_with_its_diagonal():
     np.testing.assert_allclose(op.to_dense(), K)
 
 
-def test_every_row_home_is_a_registered_subclass():
-    homes = KernelOperator._row_homes
-    assert homes and all(issubclass(h, KernelOperator) for h in homes)
-    assert not any(h.accepts(np.zeros((3, 2))) for h in homes)  # arrays stay in memory
+def test_every_row_home_is_a_row_source_with_an_operator_subclass():
+    homes = list(_HOMES)
+    assert DaskRows in homes
+    for home in homes:
+        assert issubclass(home.operator_class, KernelOperator)
+        assert home.operator_class is not KernelOperator and not home.in_memory
+        assert not home.holds(np.zeros((3, 2)))  # arrays stay in memory
+    assert home_of(np.zeros((3, 2)), None) is None
     assert isinstance(ArrayRows(np.zeros((3, 2))), RowSource)
 
 
@@ -125,7 +131,7 @@ def test_dask_operators_equal_dense(client, block_rows):
     X, C, V, U = _problem()
     K = RBF()(X, C)
     op = KernelOperator(RBF(), da.from_array(X, chunks=(192, 3)), C, block_rows=block_rows)
-    assert type(op) is not KernelOperator and type(op) in KernelOperator._row_homes
+    assert type(op) is home_of(da.from_array(X)).operator_class is not KernelOperator
     _check(op, K, V, U)
 
 

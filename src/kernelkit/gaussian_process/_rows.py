@@ -1,20 +1,19 @@
-"""The sparse GP's training rows: where X lives, the targets beside it, the block height.
+"""The sparse GP's training rows: a RowSource, the targets beside it, the block height.
 
 Every quantity the collapsed bound needs from the n rows is a sum over rows, so the bound
 asks for one operation, ``reduce(fn, *args)``: ``fn(X_b, Y_b, *args)`` returns a tuple of
 partial sums for one row block, and the partials are added in float64 in block order. Where
-the rows live is the data seam's business (:mod:`kernelkit.linalg.sources`): in this process
-(:class:`~kernelkit.linalg.sources.ArrayRows`, or ``SparseRows`` for scipy.sparse X) or in
-the chunks of a dask array on a cluster (:class:`~kernelkit.linalg.dask_rows.DaskRows`,
-whose workers reduce their own chunks: X and y never leave them).
+the rows live is the data seam's business: :func:`kernelkit.linalg.as_rows` gives the
+:class:`~kernelkit.linalg.RowSource` (in this process, ``ArrayRows`` or ``SparseRows``; in
+the chunks of a dask array on a cluster, ``DaskRows``, whose workers reduce their own
+chunks: X and y never leave them). This module adds only the targets and the block height.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..linalg import block_rows
-from ..linalg.sources import in_memory_rows
+from ..linalg import as_rows, block_rows
 
 __all__ = ["TrainingRows", "InMemoryRows", "rows_per_block"]
 
@@ -51,7 +50,7 @@ class TrainingRows:
 
     @property
     def in_memory(self) -> bool:
-        return isinstance(self.Y, np.ndarray)
+        return self.source.in_memory
 
     def reduce(self, fn, *args) -> list:
         """``sum_b fn(X_b, Y_b, *args)`` over row blocks, in block order."""
@@ -64,7 +63,8 @@ class TrainingRows:
 
 
 class InMemoryRows(TrainingRows):
-    """Training rows held in this process (X of shape (n, d), Y of shape (n, t))."""
+    """Training rows from arrays (X of shape (n, d), Y of shape (n, t)): the source is
+    ``as_rows(X)``."""
 
     def __init__(self, X, Y: np.ndarray, rows: int):
-        super().__init__(in_memory_rows(X), Y, rows)
+        super().__init__(as_rows(X), Y, rows)

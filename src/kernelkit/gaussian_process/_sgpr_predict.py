@@ -1,4 +1,4 @@
-"""Prediction of the sparse GP in test-row blocks, in memory or per Dask chunk."""
+"""Prediction of the sparse GP in test-row blocks, wherever the test rows live."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from scipy.linalg import solve_triangular
 
 from ._rows import rows_per_block
 
-__all__ = ["predict_block", "predict_dask"]
+__all__ = ["predict_block", "predict_rows"]
 
 
 def predict_block(X, kernel, Z, L, LB, weights, return_std):
@@ -39,22 +39,16 @@ def _chunk_predict(x, kernel, Z, L, LB, weights, return_std, y_mean, y_std):
     return np.hstack([mean, std])
 
 
-def predict_dask(est, X, return_std: bool):
-    """Lazy mean (and std) of a fitted sparse GP for a row-chunked dask X (one task per
-    chunk, on the running Client)."""
-    from ..linalg.dask_rows import as_row_chunked, get_running_client
-
-    get_running_client(type(est).__name__)
-    X = as_row_chunked(X, "X", dtype=np.float64)
-    if X.ndim != 2 or X.shape[1] != est.n_features_in_:
-        raise ValueError(f"X has shape {X.shape} but {type(est).__name__} is expecting "
-                         f"{est.n_features_in_} features.")
+def predict_rows(est, rows, return_std: bool):
+    """Mean (and std) of a fitted sparse GP at the test rows ``rows`` (a RowSource): one
+    pass of :func:`predict_block` over the rows (per chunk on the workers for dask rows,
+    whose result is then a lazy dask array)."""
     t = est._weights.shape[1]
     width = 2 * t if return_std else t
-    out = X.map_blocks(_chunk_predict, est.kernel_, est.inducing_points_, est.L_, est._LB,
-                       est._weights, return_std, est._y_train_mean, est._y_train_std,
-                       dtype=np.float64, chunks=(X.chunks[0], (width,)))
-    mean = out[:, :t]
+    out = rows.map_rows(_chunk_predict, width, est.kernel_, est.inducing_points_, est.L_,
+                        est._LB, est._weights, return_std, est._y_train_mean,
+                        est._y_train_std)
+    mean = out[:, :t] if return_std else out
     mean = mean[:, 0] if est._y_ndim == 1 else mean
     if not return_std:
         return mean

@@ -20,16 +20,17 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._core.progress import progress_bar
 from .._core.threads import single_threaded
-from .._core.validation import check_is_fitted, validate_data
+from .._core.validation import check_is_fitted
 from ..exceptions import JitterWarning, NumericalError
 from ..kernels import RBF, Constant, resolve_estimator_kernel
+from ..linalg import as_rows, check_rows
 from ._collapsed_bound import collapsed_bound, kernel_blocks
 from ._inducing import candidate_count, select_inducing
 from ._optimize import OPTIMIZER_CONSTRAINTS
 from ._optimizer_warnings import warn_lbfgs_stop
-from ._rows import InMemoryRows, TrainingRows, rows_per_block
-from ._sgpr_data import is_dask, prepare_rows
-from ._sgpr_predict import predict_block, predict_dask
+from ._rows import TrainingRows, rows_per_block
+from ._sgpr_data import prepare_rows
+from ._sgpr_predict import predict_rows
 
 __all__ = ["SparseGaussianProcessRegressor"]
 
@@ -402,32 +403,22 @@ class SparseGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstim
         if return_std and return_cov:
             raise RuntimeError("At most one of return_std or return_cov can be requested.")
         check_is_fitted(self)
-        if is_dask(X):
-            if return_cov:
-                raise ValueError("return_cov=True needs an in-memory X (the n x n covariance "
-                                 "is dense); use return_std with dask arrays.")
-            return predict_dask(self, X, return_std)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        if return_cov:
-            Ks = self.kernel_(X, self.inducing_points_)
-            V1 = solve_triangular(self.L_, Ks.T, lower=True, check_finite=False)
-            V2 = solve_triangular(self._LB, V1, lower=True, check_finite=False)
-            cov = self.kernel_(X) - V1.T @ V1 + V2.T @ V2  # K** - Q** + K*M Sigma^-1 KM*
-            return self._unnormalize(Ks @ self._weights), self._scale_cov(cov)
-        mean, var = predict_block(X, self.kernel_, self.inducing_points_, self.L_, self._LB,
-                                   self._weights, return_std)
-        mean = self._unnormalize(mean)
-        if not return_std:
-            return mean
-        return mean, self._scale_std(var)
+        rows = check_rows(self, X, reset=False, work_dtype=np.float64, dtype=np.float64)
+        if not return_cov:
+            return predict_rows(self, rows, return_std)
+        if not rows.in_memory:
+            raise ValueError("return_cov=True needs an in-memory X (the n x n covariance "
+                             "is dense); use return_std with dask arrays.")
+        X = rows.X
+        Ks = self.kernel_(X, self.inducing_points_)
+        V1 = solve_triangular(self.L_, Ks.T, lower=True, check_finite=False)
+        V2 = solve_triangular(self._LB, V1, lower=True, check_finite=False)
+        cov = self.kernel_(X) - V1.T @ V1 + V2.T @ V2  # K** - Q** + K*M Sigma^-1 KM*
+        return self._unnormalize(Ks @ self._weights), self._scale_cov(cov)
 
     def _unnormalize(self, mean):
         mean = self._y_train_std * mean + self._y_train_mean
         return mean[:, 0] if self._y_ndim == 1 else mean
-
-    def _scale_std(self, var):
-        std = np.sqrt(np.outer(np.maximum(var, 0.0), self._y_train_std**2))
-        return std[:, 0] if std.shape[1] == 1 else std
 
     def _scale_cov(self, cov):
         out = cov[:, :, None] * self._y_train_std**2
@@ -489,13 +480,8 @@ class SparseGaussianProcessRegressor(MultiOutputMixin, RegressorMixin, BaseEstim
 
     def _training_rows(self):
         Y = self.y_train_.reshape(self.y_train_.shape[0], -1)
-        rows = rows_per_block(len(self.inducing_points_))
-        if is_dask(self.X_train_):
-            from ..linalg.dask_rows import DaskRows, get_running_client
-
-            get_running_client(type(self).__name__)
-            return TrainingRows(DaskRows(self.X_train_), Y, rows)
-        return InMemoryRows(self.X_train_, Y, rows)
+        source = as_rows(self.X_train_, what=type(self).__name__)
+        return TrainingRows(source, Y, rows_per_block(len(self.inducing_points_)))
 
 
 def _check_input_gradient(kernel, Z):

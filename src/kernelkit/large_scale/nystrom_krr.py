@@ -24,16 +24,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from .._core.progress import progress_bar
-from .._core.validation import (
-    FLOAT_DTYPES,
-    KERNEL_PARAMETER_CONSTRAINTS,
-    check_dense_target,
-    check_is_fitted,
-    validate_data,
-)
+from .._core.validation import FLOAT_DTYPES, KERNEL_PARAMETER_CONSTRAINTS, check_is_fitted
 from ..exceptions import ConvergenceWarning, NumericalError
-from ..kernels import Precomputed, resolve_estimator_kernel
-from ..linalg import DaskRows, fits_in_memory, in_memory_rows, is_dask_array
+from ..kernels import resolve_estimator_kernel
+from ..linalg import check_rows, fits_in_memory, is_precomputed
 from ..linalg.blocks import ROW_QUANTUM, block_rows
 from ..solvers.nystrom import (
     NYSTROM_SOLVERS,
@@ -219,7 +213,7 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
 
     def _resolve_kernel(self, n_features: int):
         kernel = resolve_estimator_kernel(self, n_features)
-        if isinstance(kernel, Precomputed):
+        if is_precomputed(kernel):
             raise ValueError(
                 "NystromKernelRidge needs the kernel itself (it evaluates K(X, centers)); "
                 "kernel='precomputed' is not supported. Use KernelRidge for a precomputed K."
@@ -277,20 +271,10 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         return DEFAULT_MAX_ITER if self.max_iter is None else int(self.max_iter)
 
     def _fit_rows(self, X, y):
-        """Where the rows live (:mod:`kernelkit.linalg.sources`), in the working dtype,
-        and y aligned with them."""
-        if is_dask_array(X) or is_dask_array(y):
-            if hasattr(self, "feature_names_in_"):  # from an earlier fit on a DataFrame
-                del self.feature_names_in_
-            rows, y = DaskRows.for_fit(X, y, self._work_dtype, type(self).__name__)
-            self.n_features_in_ = rows.n_features
-            return rows, y
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=FLOAT_DTYPES,
-                             multi_output=True, y_numeric=True)
-        y = check_dense_target(y)
-        dtype = self._work_dtype(X.dtype)
-        # sparse X stays sparse (SparseRows: CSR row blocks and CSR centers)
-        return in_memory_rows(X.astype(dtype, copy=False)), np.asarray(y, dtype=dtype)
+        """Where the rows live (:func:`kernelkit.linalg.check_rows`: in memory, sparse
+        X kept CSR, or in dask chunks), in the working dtype, and y aligned with them."""
+        return check_rows(self, X, y, work_dtype=self._work_dtype, accept_sparse="csr",
+                          dtype=FLOAT_DTYPES, multi_output=True, y_numeric=True)
 
     def _solve(self, knm, centers, y):
         # kernel blocks in the working dtype; their products are summed in float64 and the
@@ -358,12 +342,8 @@ class NystromKernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         ndarray of shape (n_samples,) or (n_samples, n_targets)
         """
         check_is_fitted(self)
-        if is_dask_array(X):
-            rows = DaskRows.for_predict(X, self.dual_coef_.dtype, self.n_features_in_,
-                                        type(self).__name__)
-        else:
-            X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=FLOAT_DTYPES)
-            rows = in_memory_rows(X.astype(self.dual_coef_.dtype, copy=False))
+        rows = check_rows(self, X, reset=False, work_dtype=self.dual_coef_.dtype,
+                          accept_sparse="csr", dtype=FLOAT_DTYPES)
         return rows.predict(self.kernel_, self.centers_, self.dual_coef_, self._block_mib())
 
     def __sklearn_tags__(self):

@@ -5,7 +5,9 @@ PCG, eigen solvers.
   working memory), the blockwise map and the partial-sum reduction;
 - :class:`KernelOperator`: products with ``K(X, Y)`` in row blocks (in memory, or over
   the chunks of a dask array, :mod:`~kernelkit.linalg.dask_rows`);
-- :mod:`~kernelkit.linalg.sources`: the data seam, where the rows of X live;
+- :mod:`~kernelkit.linalg.sources`: the data seam, where the rows of X live, and
+  :func:`as_rows`, the one factory of its row sources (arrays, scipy.sparse, dask chunks,
+  a precomputed kernel matrix);
 - :class:`KernelRows`: kernel rows (whole matrix or LRU cache) for the dual solvers.
 """
 
@@ -18,15 +20,28 @@ from .dask_rows import DaskRows, is_dask_array
 from .eig import top_eigh
 from .operator import KernelOperator
 from .rows import KernelRows, as_kernel_rows
-from .sources import ArrayRows, RowSource, SparseRows, in_memory_rows
+from .sources import (
+    ArrayRows,
+    PrecomputedRows,
+    RowSource,
+    SparseRows,
+    as_rows,
+    check_rows,
+    in_memory_rows,
+    is_precomputed,
+)
 
 __all__ = [
     "KernelOperator",
     "KernelRows",
     "as_kernel_rows",
     "RowSource",
+    "as_rows",
+    "check_rows",
+    "is_precomputed",
     "ArrayRows",
     "SparseRows",
+    "PrecomputedRows",
     "in_memory_rows",
     "DaskRows",
     "is_dask_array",

@@ -35,6 +35,7 @@ from .blocks import (
     sum_partials,
 )
 from .fused import block_gram, block_partial
+from .homes import register_home
 from .operator import KernelOperator
 
 __all__ = [
@@ -260,9 +261,7 @@ class DaskKernelOperator(KernelOperator):
     True
     """
 
-    @classmethod
-    def accepts(cls, X) -> bool:
-        return is_dask_array(X)
+    in_memory = False  # the rows stay on the workers
 
     def __init__(self, kernel, X, Y=None, working_memory: float | None = None, *,
                  block_rows: int | None = None, keep_blocks: bool = False):
@@ -428,13 +427,21 @@ def predict_chunks(X, Y, kernel, V, working_memory=None):
                         chunks=(X.chunks[0], (V.shape[1],)))
 
 
+@register_home
 class DaskRows:
     """Rows in the chunks of a dask array persisted on the running Client's workers (the
-    dask side of the data seam, :class:`~kernelkit.linalg.sources.RowSource`).
+    dask side of the data seam, :class:`~kernelkit.linalg.sources.RowSource`, and its row
+    home: :func:`~kernelkit.linalg.as_rows` builds it for a dask X).
 
     Build it with :meth:`for_fit` (X and y validated, persisted and checked for NaN chunk
-    by chunk) or :meth:`for_predict`.
+    by chunk) or :meth:`for_predict`. Targets beside the rows are dask arrays with X's row
+    chunks: :meth:`gather` brings a small result of theirs to this process, :meth:`persist`
+    keeps one on the workers.
     """
+
+    in_memory = False
+    holds = staticmethod(is_dask_array)
+    operator_class = DaskKernelOperator
 
     def __init__(self, X):
         self.X = X
@@ -465,11 +472,14 @@ class DaskRows:
         return cls(X), y
 
     @classmethod
-    def for_predict(cls, X, dtype, n_features: int, what: str = "kernelkit"):
-        """Rows of a dask X to predict on (on the current Client), in ``dtype``."""
+    def for_predict(cls, X, dtype=None, n_features: int | None = None,
+                    what: str = "kernelkit"):
+        """Rows of a dask X to predict on (on the current Client), in ``dtype`` (None:
+        float32 stays, anything else becomes float64), with ``n_features`` columns when
+        given."""
         get_running_client(what)  # dask X runs on the current Client
         X = as_row_chunked(X, "X", dtype=dtype)
-        if X.ndim != 2 or X.shape[1] != n_features:
+        if X.ndim != 2 or (n_features is not None and X.shape[1] != n_features):
             raise ValueError(f"X has shape {X.shape} but {what} is expecting {n_features} "
                              "features.")
         return cls(X)
@@ -496,15 +506,32 @@ class DaskRows:
                 yield x[sl]
 
     def kernel_operator(self, kernel, centers, block_rows: int,
-                        keep_blocks: bool = False) -> DaskKernelOperator:
+                        keep_blocks: bool = False, index=None) -> DaskKernelOperator:
         # chunks made whole numbers of the in-memory row blocks, so that both compute the
         # same partial products and add them in the same order
         X = align_row_chunks(self.X, block_rows)
         return DaskKernelOperator(kernel, X, centers, block_rows=block_rows)
 
-    def predict(self, kernel, centers, coef, working_memory: float | None = None):
+    def predict(self, kernel, centers, coef, working_memory: float | None = None,
+                index=None):
         # lazy K(X, centers) coef with X's row chunks, computed on the workers
         return predict_chunks(self.X, centers, kernel, coef, working_memory)
+
+    def map_rows(self, fn, width: int, *args):
+        """Lazy ``fn(X_c, *args)`` chunk by chunk on the workers, (rows, width) each, stacked
+        as a dask array with X's row chunks."""
+        return self.X.map_blocks(fn, *args, dtype=np.float64,
+                                 chunks=(self.X.chunks[0], (int(width),)))
+
+    @staticmethod
+    def gather(A) -> np.ndarray:
+        """A small result of the rows' targets (a reduction over rows) in this process."""
+        return np.asarray(A.compute())
+
+    @staticmethod
+    def persist(T):
+        """Targets with X's row chunks, computed once and kept on the workers."""
+        return get_running_client().persist(T)
 
     def reduce(self, fn, targets, rows: int, *args) -> list[np.ndarray]:
         """``sum_b fn(X_b, T_b, *args)``: each worker reduces the row blocks of its chunks

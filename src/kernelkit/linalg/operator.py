@@ -28,6 +28,7 @@ from .blocks import (
     sum_partial_tuples,
     sum_partials,
 )
+from .homes import home_of
 
 __all__ = ["KernelOperator", "block_rows"]
 
@@ -89,25 +90,14 @@ class KernelOperator:
 
     __array_ufunc__ = None  # ``ndarray @ op`` defers to __rmatmul__
 
-    # where rows live other than in memory: subclasses that say ``accepts(X)`` (rows in
-    # dask chunks, :mod:`kernelkit.linalg.dask_rows`) register here when they are defined
-    _row_homes: list[type] = []
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        if "accepts" in vars(cls):
-            KernelOperator._row_homes.append(cls)
-
-    @classmethod
-    def accepts(cls, X) -> bool:
-        """Whether rows ``X`` live where this operator computes (in memory: any array)."""
-        return True
+    # rows computed in this process (any array); a row home's operator (rows in dask
+    # chunks, :mod:`kernelkit.linalg.dask_rows`) computes where its rows are
+    in_memory = True
 
     def __new__(cls, kernel=None, X=None, Y=None, working_memory=None, **kwargs):
-        if cls is KernelOperator:
-            for home in KernelOperator._row_homes:
-                if home.accepts(X):
-                    return super().__new__(home)
+        # the data seam's one table says where X lives (:mod:`kernelkit.linalg.homes`)
+        if cls is KernelOperator and (home := home_of(X)) is not None:
+            return super().__new__(home.operator_class)
         return super().__new__(cls)
 
     def __init__(self, kernel, X, Y=None, working_memory: float | None = None, *,
@@ -202,8 +192,7 @@ class KernelOperator:
     def _in_memory_cross(self) -> bool:
         """Whether the rows are dense or any array in memory (not another row home) and the
         operator is not symmetric: the fixed-block products of :mod:`fused` serve it."""
-        return (not self.symmetric
-                and self.accepts.__func__ is KernelOperator.accepts.__func__)
+        return not self.symmetric and self.in_memory
 
     def _kept_blocks(self, slices, threads) -> list:
         """The fixed blocks, formed at the first call and kept: as :func:`fused.block_values`
@@ -258,7 +247,7 @@ class KernelOperator:
         dense rows, at most ``MAX_FUSED_COLUMNS`` columns, blocks not kept."""
         if A is not None and (A.ndim > 2 or (A.ndim == 2 and A.shape[1] > fused.MAX_FUSED_COLUMNS)):
             return None
-        if self.keep_blocks or self.accepts.__func__ is not KernelOperator.accepts.__func__:
+        if self.keep_blocks or not self.in_memory:
             return None
         if self._plan is False:
             self._plan = fused.tile_plan(self.kernel, self.X, None if self.symmetric else self.Y)
