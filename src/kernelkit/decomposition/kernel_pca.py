@@ -39,8 +39,8 @@ from .._core.validation import (
     check_nonnegative,
     validate_data,
 )
-from ..kernels import Precomputed, resolve_estimator_kernel
-from ..linalg import block_rows, cho_solve, jitter_cholesky, top_eigh
+from ..kernels import resolve_estimator_kernel
+from ..linalg import block_rows, cho_solve, is_precomputed, jitter_cholesky, top_eigh
 
 __all__ = ["KernelPCA"]
 
@@ -351,8 +351,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         return int(k)
 
     def _precomputed(self) -> bool:
-        return isinstance(self.kernel, Precomputed) or (
-            isinstance(self.kernel, str) and self.kernel == "precomputed")
+        return is_precomputed(self.kernel)
 
     def _solver(self, n: int, k: int) -> str:
         if self.eigen_solver != "auto":

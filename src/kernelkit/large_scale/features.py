@@ -26,8 +26,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._core.validation import FLOAT_DTYPES, check_is_fitted, check_positive, validate_data
-from ..kernels import RBF, Laplacian, Matern, Precomputed, resolve_kernel
-from ..linalg import KernelOperator
+from ..kernels import RBF, Laplacian, Matern, resolve_kernel
+from ..linalg import as_rows
 
 __all__ = ["Nystroem", "RandomFourierFeatures"]
 
@@ -152,10 +152,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             self.kernel, gamma=gamma, degree=3 if self.degree is None else self.degree,
             coef0=1 if self.coef0 is None else self.coef0, kernel_params=self.kernel_params,
             n_features=X.shape[1])
-        precomputed = isinstance(kernel, Precomputed)
-        if precomputed and X.shape[0] != X.shape[1]:
-            raise ValueError(f"kernel='precomputed' needs the square kernel matrix K(X, X) at "
-                             f"fit; got shape {X.shape}.")
+        rows = as_rows(X, kernel=kernel, fit=True)  # a precomputed K: its rows, square
         self.kernel_ = clone(kernel) if kernel is self.kernel else kernel
         if M > n:
             warnings.warn(f"n_components > n_samples. This is not possible (n_components={M}"
@@ -164,10 +161,9 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             M = n
         rng = check_random_state(self.random_state)
         idx = rng.permutation(n)[:M]  # scikit-learn's choice of components
-        basis = X[idx]
-        # K_MM: the kernel between the components (precomputed: the block of K(X, X))
-        kmm = basis[:, idx] if precomputed else self.kernel_(basis)
-        kmm = kmm.astype(np.float64, copy=False)
+        basis = rows.take(idx)
+        # K_MM: the kernel between the components (precomputed: the block K[idx, idx])
+        kmm = self.kernel_(rows.subset(idx).X).astype(np.float64, copy=False)
         # K_MM = Q diag(s) Q^T = U S V^T (SVD: U = Q, S = |s|, V^T = sign(s) Q^T), and
         # normalization = U S^-1/2 V^T = Q diag(sign(s) / sqrt(max(|s|, 1e-12))) Q^T: for a
         # PSD kernel K_MM^-1/2; for one that is not (sigmoid, additive_chi2) the negative
@@ -198,10 +194,10 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=FLOAT_DTYPES)
-        X = X.astype(self.components_.dtype, copy=False)
-        if isinstance(self.kernel_, Precomputed):  # X = K(X_new, X_fit): its component columns
-            return X[:, self.component_indices_] @ self.normalization_.T
-        return KernelOperator(self.kernel_, X, self.components_) @ self.normalization_.T
+        rows = as_rows(X, kernel=self.kernel_, dtype=self.components_.dtype)
+        # Z = K(X, components) N^T (precomputed: X = K(X_new, X_fit), its component columns)
+        return rows.predict(self.kernel_, self.components_, self.normalization_.T,
+                            index=self.component_indices_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -41,8 +41,8 @@ from .._core.validation import (
     check_two_classes,
     validate_data,
 )
-from ..kernels import Precomputed, resolve_kernel
-from ..linalg import KernelOperator, KernelRows, fits_in_memory
+from ..kernels import resolve_kernel
+from ..linalg import KernelRows, as_rows, fits_in_memory, is_precomputed
 from ..losses import Loss, resolve_loss
 from ..solvers.dual import DualProblem, choose_method, solve_dual
 from .multiclass import _weighted_variance
@@ -77,8 +77,7 @@ class _KernelMachine(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True  # scipy.sparse X, never densified (CSR rows)
-        tags.input_tags.pairwise = (isinstance(self.kernel, str) and self.kernel ==
-                                    "precomputed") or isinstance(self.kernel, Precomputed)
+        tags.input_tags.pairwise = is_precomputed(self.kernel)
         return tags
 
     # ------------------------------------------------------------- resolution
@@ -137,10 +136,9 @@ class _KernelMachine(BaseEstimator):
         # (1/m) sum w_i l_i + alpha ||f||^2 <=> 1/2 ||f||^2 + sum C_i l_i, C_i = w_i/(2 alpha sum w)
         Cs = sw[keep] / (2.0 * alpha * sw.sum())
         kernel = self._fit_kernel(X, sw)
-        if len(keep) == X.shape[0]:  # every weight positive: no copy of X
-            Xk = X
-        else:
-            Xk = X[np.ix_(keep, keep)] if isinstance(kernel, Precomputed) else X[keep]
+        rows = as_rows(X, kernel=kernel, fit=True)  # a precomputed K: its rows, square
+        # every weight positive: no copy of X; else the kept rows (precomputed: K[keep, keep])
+        Xk = X if len(keep) == X.shape[0] else rows.subset(keep).X
         A, b, n_iter, gaps = self._solve(solver, kernel, Xk, Y[keep], Cs, loss)
         A = _scatter(A, keep, X.shape[0])  # coefficients of the dropped rows are 0
         self.loss_ = loss
@@ -151,10 +149,7 @@ class _KernelMachine(BaseEstimator):
         self.intercept_ = b
         self.n_iter_ = n_iter
         self.duality_gap_ = gaps
-        if isinstance(kernel, Precomputed):
-            self.support_vectors_ = np.empty((len(support), 0))
-        else:
-            self.support_vectors_ = X[support]
+        self.support_vectors_ = rows.support_vectors(support)  # precomputed: (n_SV, 0)
         self.n_support_ = len(support)
         self.C_ = 1.0 / (2.0 * alpha * len(keep)) if sample_weight is None else Cs
         return self
@@ -169,9 +164,6 @@ class _KernelMachine(BaseEstimator):
 
             kernel = clone(kernel)
         self.kernel_ = kernel
-        if isinstance(kernel, Precomputed) and X.shape[0] != X.shape[1]:
-            raise ValueError(f"kernel='precomputed' needs a square Gram matrix at fit; got "
-                             f"shape {X.shape}.")
         return kernel
 
     def _solve(self, solver, kernel, Xk, Yk, Cs, loss):
@@ -205,14 +197,10 @@ class _KernelMachine(BaseEstimator):
     def _decision(self, X) -> np.ndarray:
         check_is_fitted(self, "dual_coef_")
         X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=FLOAT_DTYPES)
-        W = self.dual_coef_.T
-        if isinstance(self.kernel_, Precomputed):
-            F = X[:, self.support_] @ W  # K(X_test, X_train) restricted to the support
-        elif len(self.support_) == 0:
-            F = np.zeros((X.shape[0], W.shape[1]))
-        else:
-            # sum_r a_r k(x_r, x), blockwise within working memory
-            F = KernelOperator(self.kernel_, X, self.support_vectors_) @ W
+        # f(x) = sum_r a_r k(x_r, x) + b, blockwise within working memory (precomputed:
+        # K(X_test, X_train) restricted to the support)
+        F = as_rows(X, kernel=self.kernel_).predict(self.kernel_, self.support_vectors_,
+                                                    self.dual_coef_.T, index=self.support_)
         return F + self.intercept_
 
 
@@ -229,9 +217,8 @@ def _scatter(A, keep, n):
 
 def _newton_matrix(kernel, X):
     n = X.shape[0]
-    if fits_in_memory(n * n * 8):
-        return KernelOperator(kernel, X).to_dense()
-    return KernelOperator(kernel, X)
+    op = as_rows(X, kernel=kernel).gram_operator(kernel)
+    return op.to_dense() if fits_in_memory(n * n * 8) else op
 
 
 _COMMON_PARAMS = """

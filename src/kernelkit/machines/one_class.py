@@ -40,8 +40,8 @@ from .._core.validation import (
     libsvm_sample_weight,
     validate_data,
 )
-from ..kernels import Linear, Precomputed, resolve_kernel
-from ..linalg import KernelOperator
+from ..kernels import Linear, resolve_kernel
+from ..linalg import as_rows, is_precomputed
 from .multiclass import _scale_gamma
 
 __all__ = ["OneClassSVM"]
@@ -181,8 +181,7 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True  # scipy.sparse X, never densified (CSR rows)
-        tags.input_tags.pairwise = self.kernel == "precomputed" or isinstance(
-            self.kernel, Precomputed)
+        tags.input_tags.pairwise = is_precomputed(self.kernel)
         return tags
 
     def _check_params(self):
@@ -229,13 +228,11 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
                                 degree=self.degree, coef0=self.coef0,
                                 kernel_params=self.kernel_params, n_features=X.shape[1])
         kernel = clone(kernel) if kernel is self.kernel else kernel
-        precomputed = isinstance(kernel, Precomputed)
-        if precomputed and X.shape[0] != X.shape[1]:
-            raise ValueError(f"kernel='precomputed' needs a square Gram matrix at fit; got "
-                             f"shape {X.shape}.")
+        rows = as_rows(X, kernel=kernel, fit=True)  # a precomputed K: its rows, square
         keep = np.flatnonzero(sw > 0)  # weight <= 0: the point drops out (as libsvm)
         w = sw[keep]
-        K, Xk = (X[np.ix_(keep, keep)], None) if precomputed else (kernel, X[keep])
+        # the solvers take the kernel and the kept rows (precomputed: the block K[keep, keep])
+        K, Xk = kernel, rows.subset(keep).X
         opts = dict(X=Xk, tol=tol, max_iter=max_iter, shrinking=self.shrinking,
                     working_memory=wm)
         with progress_bar(self.verbose, total=1,
@@ -251,7 +248,7 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
         self.kernel_ = kernel
         self.support_ = support
         self.dual_coef_ = alpha[nz][None, :]
-        self.support_vectors_ = np.empty((len(support), 0)) if precomputed else X[support]
+        self.support_vectors_ = rows.support_vectors(support)  # precomputed: (n_SV, 0)
         self.n_support_ = np.array([len(support)], dtype=np.int32)
         self.intercept_ = np.array([-rho])
         self.offset_ = -self.intercept_  # shape (1,), as scikit-learn's
@@ -305,12 +302,9 @@ class OneClassSVM(OutlierMixin, BaseEstimator):
         """``f(x) = sum_i alpha_i k(x_i, x)`` (unshifted)."""
         check_is_fitted(self, "dual_coef_")
         X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=FLOAT_DTYPES)
-        a = self.dual_coef_[0]
-        if isinstance(self.kernel_, Precomputed):
-            return X[:, self.support_] @ a
-        if len(self.support_) == 0:
-            return np.zeros(X.shape[0])
-        return KernelOperator(self.kernel_, X, self.support_vectors_) @ a
+        # f(x) = sum_i alpha_i k(x_i, x), blockwise (precomputed: K(X, X_fit)[:, support])
+        return as_rows(X, kernel=self.kernel_).predict(
+            self.kernel_, self.support_vectors_, self.dual_coef_[0], index=self.support_)
 
     def decision_function(self, X) -> np.ndarray:
         """``score_samples(x) - offset_``: positive for inliers."""

@@ -39,8 +39,8 @@ from .._core.validation import (
     plain,
     validate_data,
 )
-from ..kernels import Precomputed, resolve_estimator_kernel
-from ..linalg import block_rows
+from ..kernels import resolve_estimator_kernel
+from ..linalg import block_rows, is_precomputed
 
 __all__ = ["KernelPerceptron"]
 
@@ -319,8 +319,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- checks
     def _precomputed(self) -> bool:
-        return isinstance(self.kernel, Precomputed) or (
-            isinstance(self.kernel, str) and self.kernel == "precomputed")
+        return is_precomputed(self.kernel)
 
     # ----------------------------------------------------------------- state
     def _init_state(self, classes, n_features):
