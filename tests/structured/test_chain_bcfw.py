@@ -263,3 +263,13 @@ def test_chain_cutting_planes_need_no_working_set_gram():
     assert bc.converged_ and cp.n_active_ > 25 and np.all(cp.dual_coef_ > 0)
     # both certified within 1e-4 of the optimum: their primals agree within 2e-4
     assert cp.primal_objective_ == pytest.approx(bc.primal_objective_, rel=2e-4)
+
+
+def test_cached_passes_only_where_the_scores_are_cheap():
+    # dense features wider than the states (Nystroem-like) or a cached kernel: the scores
+    # cost more than the inference, so no cached-plane pass and 10 steps a visit
+    X, Y = _chains(n=6, S=3, d=3, seed=14, max_len=4)
+    assert _blocks(X, Y, S=3, C=1.0, kernel="linear")[1].cached_passes == 3
+    assert _blocks(X, Y, S=3, C=1.0, kernel="rbf")[1].cached_passes == 0
+    X, Y = _chains(n=6, S=3, d=13, seed=14, max_len=4)
+    assert _blocks(X, Y, S=3, C=1.0, kernel="linear")[1].cached_passes == 0

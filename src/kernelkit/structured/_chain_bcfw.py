@@ -31,11 +31,14 @@ from .viterbi import _viterbi_into, _viterbi_work
 __all__ = ["ChainBlocks", "chain_fast_path"]
 
 # pairwise steps per block visit at most (the first toward the Viterbi output), and
-# cached-plane passes after each pass with inference, by mode of the scores: with primal
-# weights a visit's steps cost as much as its inference, so fewer steps and more cached
-# passes (on OCR words 41 passes + 123 cached ones to tol 1e-3, 0.7x the CPU of 113 passes
-# of 10 steps); with a cached kernel every changed (position, state) costs O(N) anyway and
-# the inference little: 10 steps and no cached pass (70 passes; cached passes cost +23%)
+# cached-plane passes after each pass with inference, by whether the scores are cheap next
+# to the inference: primal weights on features with at most 4 S nonzeros a row (O(T nnz S)
+# scores, vectorized; O(T S^2) Viterbi; OCR pixels: 28 nonzeros, S = 26) take fewer steps
+# and cached passes (on OCR words 41 passes + 123 cached ones to tol 1e-3, 0.7-0.8x the CPU
+# of 113 passes of 10 steps); a cached kernel (every changed (position, state) costs O(N))
+# or dense features (Nystroem: scores cost d / S times the inference, and a cached pass as
+# much as a full one) keep 10 steps and no cached pass (RBF on OCR: 70 passes; cached
+# passes cost +23% there)
 _MAX_STEPS = {True: 3, False: 10}
 _CACHED_PASSES = {True: 3, False: 0}
 
@@ -570,9 +573,11 @@ class ChainBlocks:
         self.Z = np.ascontiguousarray(st.Z, dtype=np.int64)
         self.gram_at = np.concatenate([[0], np.cumsum(self.lengths**2)]).astype(np.int64)
         self.gaps = np.full(n, np.inf)  # block FW gaps at their latest visits
-        self.explicit = st.field.mode == "explicit"
+        f = st.field  # cheap scores: primal weights, at most 4 S nonzero features a row
+        self.cheap = bool(f.mode == "explicit"
+                          and np.count_nonzero(f.Phi) <= 4 * f.U.shape[1] * len(f.Phi))
         #: cached-plane passes the solver runs after each pass with inference
-        self.cached_passes = _CACHED_PASSES[self.explicit]
+        self.cached_passes = _CACHED_PASSES[self.cheap]
         self.csr = None  # Phi as (row_at, cols, vals), at the first _tuples (explicit mode)
         self.grams = np.zeros(0)  # the blocks' K_ii, filled by the first _tuples
 
@@ -626,7 +631,7 @@ class ChainBlocks:
         order = np.asarray(order, dtype=np.int64)
         self._reserve(len(order), int(self.lengths[order].sum()))
         sc, bl = self._tuples()
-        steps = _MAX_STEPS[self.explicit]
+        steps = _MAX_STEPS[self.cheap]
         total = _run_pass(sc, bl, order, self.max_T, steps, _ENOUGH, self.gaps, oracle, keep)
         _compact(bl, self.lengths)
         return float(np.sum(self.gaps)) if oracle else float(total)

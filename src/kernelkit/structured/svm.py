@@ -48,9 +48,10 @@ class StructuredSVM(JointKernelModel):
         ``ChainOracle`` with the linear kernel, a FeatureMap, or a kernel matrix that fits
         in ``cache_size``, a whole pass is one numba call: every visit takes a pairwise
         step toward the Viterbi output and a few more within the example's working set
-        (linear convergence); with the linear kernel or a FeatureMap each such pass is
-        followed by 3 passes within the working sets only (no inference; Shah et al.
-        2015's multi-plane BCFW), and ``max_iter`` counts the passes with inference.
+        (linear convergence); with the linear kernel or a FeatureMap on inputs with at
+        most 4 ``n_states`` nonzero features a part, each such pass is followed by 3 passes
+        within the working sets only (no inference; Shah et al. 2015's multi-plane BCFW),
+        and ``max_iter`` counts the passes with inference.
         Otherwise the solution is the weighted average of the pass
         iterates (rho_k = 2/(k+2)) and after 50 passes the steps become pairwise.
         Memory beyond the kernel cache: the working set's alphas only.
