@@ -9,7 +9,7 @@ from sklearn.exceptions import NotFittedError
 from kernelkit import GaussianProcessRegressor, KernelRidge
 from kernelkit.exceptions import JitterWarning
 from kernelkit.kernels import RBF, Constant, White
-from kernelkit.linalg import cholesky_append
+from kernelkit.linalg import BlockCholesky
 
 
 def _data(n=120, d=3, targets=None, seed=0):
@@ -21,14 +21,14 @@ def _data(n=120, d=3, targets=None, seed=0):
     return X, y
 
 
-def test_cholesky_append_is_the_factor_of_the_bordered_matrix():
+def test_an_appended_block_gives_the_factor_of_the_bordered_matrix():
     rng = np.random.default_rng(0)
     B = rng.normal(size=(30, 30))
     A = B @ B.T + 30 * np.eye(30)
-    L, jitter = cholesky_append(np.linalg.cholesky(A[:22, :22]), A[:22, 22:],
-                                A[22:, 22:].copy())
+    F, jitter = BlockCholesky(np.linalg.cholesky(A[:22, :22])).append(A[:22, 22:],
+                                                                     A[22:, 22:].copy())
     assert jitter == 0.0
-    np.testing.assert_allclose(L, np.linalg.cholesky(A), atol=1e-12)
+    np.testing.assert_allclose(F.dense(), np.linalg.cholesky(A), atol=1e-12)
 
 
 @pytest.mark.parametrize("normalize_y", [False, True])

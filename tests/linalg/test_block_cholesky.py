@@ -73,24 +73,18 @@ def test_bad_shapes_are_named():
         BlockCholesky(np.ones((2, 3)))
 
 
-@pytest.mark.parametrize("how", ["BlockCholesky", "cholesky_append"])
-def test_jitter_of_an_appended_block_is_relative_to_its_kernel_diagonal(how):
+def test_jitter_of_an_appended_block_is_relative_to_its_kernel_diagonal():
     """New points duplicating an old one, no noise: the Schur complement is rounding error,
     here slightly indefinite. Jitter relative to its own mean diagonal (1e-15) could not
     reach it (a CI run raised NumericalError with 'jitter 1.67e-20'); relative to the new
     block's kernel diagonal (1.0), as in a fit on all the points, it does."""
-    from kernelkit.linalg import cholesky_append
-
     d = 1e-15
     L = np.ones((1, 1))
     A12 = np.ones((1, 2))
     A22 = np.array([[1 + d, 1 + 2 * d], [1 + 2 * d, 1 + d]])  # S = [[d, 2d], [2d, d]]
     with pytest.warns(JitterWarning, match=r"added jitter 1e-10 \(1e-10 x mean diagonal\)"):
-        if how == "BlockCholesky":
-            G, jitter = BlockCholesky(L).append(A12, A22)
-            dense = G.dense()
-        else:
-            dense, jitter = cholesky_append(L, A12, A22)
+        G, jitter = BlockCholesky(L).append(A12, A22)
+        dense = G.dense()
     assert jitter == pytest.approx(1e-10, rel=1e-6)
     expected = np.block([[np.ones((1, 1)), A12], [A12.T, A22]]) + np.diag([0, jitter, jitter])
     expected[1:, 1:] = [[1 + d + jitter, 1 + 2 * d], [1 + 2 * d, 1 + d + jitter]]

@@ -15,7 +15,6 @@ from .block_cholesky import BlockCholesky
 from .blocks import block_rows, block_slices, fits_in_memory, map_blocks, sum_partials
 from .cg import pcg
 from .cholesky import cho_inverse, cho_logdet, cho_solve, jitter_cholesky, tril_inplace
-from .cholesky_append import cholesky_append
 from .dask_rows import DaskRows, is_dask_array
 from .eig import top_eigh
 from .operator import KernelOperator
@@ -52,7 +51,6 @@ __all__ = [
     "sum_partials",
     "jitter_cholesky",
     "BlockCholesky",
-    "cholesky_append",
     "cho_solve",
     "cho_inverse",
     "cho_logdet",
