@@ -38,8 +38,8 @@ from .._core.validation import (
     check_two_classes,
     validate_data,
 )
-from ..kernels import Precomputed, resolve_kernel
-from ..linalg import KernelOperator, fits_in_memory
+from ..kernels import resolve_kernel
+from ..linalg import as_rows, fits_in_memory, is_precomputed
 from ..linalg.rows import KernelRows
 from ..losses.multiclass import CrammerSinger, MulticlassLoss, WestonWatkins
 
@@ -191,8 +191,7 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True  # scipy.sparse X, never densified (CSR rows)
-        tags.input_tags.pairwise = self.kernel == "precomputed" or isinstance(
-            self.kernel, Precomputed)
+        tags.input_tags.pairwise = is_precomputed(self.kernel)
         return tags
 
     def _resolve_loss(self) -> MulticlassLoss:
@@ -233,10 +232,8 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
                                 degree=self.degree, coef0=self.coef0,
                                 kernel_params=self.kernel_params, n_features=X.shape[1])
         kernel = clone(kernel) if kernel is self.kernel else kernel
-        if isinstance(kernel, Precomputed):
-            if X.shape[0] != X.shape[1]:
-                raise ValueError(f"kernel='precomputed' needs a square Gram matrix at fit; "
-                                 f"got shape {X.shape}.")
+        rows = as_rows(X, kernel=kernel, fit=True)  # a precomputed K: its rows, square
+        if is_precomputed(kernel):
             K = X.toarray() if sp.issparse(X) else np.ascontiguousarray(X)
         else:
             # K computed once, by row blocks into memory on small pages (the first write
@@ -268,8 +265,7 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
         self.loss_ = loss
         self.support_ = support
         self.dual_coef_ = np.ascontiguousarray(A[support].T)
-        self.support_vectors_ = (np.empty((len(support), 0)) if isinstance(kernel, Precomputed)
-                                 else X[support])
+        self.support_vectors_ = rows.support_vectors(support)  # precomputed: (n_SV, 0)
         self.n_support_ = len(support)
         self.dual_objective_ = float(res.info["dual_objective"])
         self.primal_objective_ = float(res.info["primal_objective"])
@@ -280,13 +276,10 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
     def _scores(self, X) -> np.ndarray:
         check_is_fitted(self, "dual_coef_")
         X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=FLOAT_DTYPES)
-        W = self.dual_coef_.T
-        if isinstance(self.kernel_, Precomputed):
-            return X[:, self.support_] @ W  # K(X_test, X_train) on the support
-        if len(self.support_) == 0:
-            return np.zeros((X.shape[0], W.shape[1]))
-        # f_j(x) = sum_s alpha_sj k(sv_s, x), blockwise within working memory
-        return KernelOperator(self.kernel_, X, self.support_vectors_) @ W
+        # f_j(x) = sum_s alpha_sj k(sv_s, x), blockwise within working memory (precomputed:
+        # K(X_test, X_train) on the support)
+        return as_rows(X, kernel=self.kernel_).predict(self.kernel_, self.support_vectors_,
+                                                       self.dual_coef_.T, index=self.support_)
 
     def decision_function(self, X) -> np.ndarray:
         """Scores ``f_j(x)``, shape (n, n_classes); for 2 classes ``f_1 - f_0``, shape (n,)."""

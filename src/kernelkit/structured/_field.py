@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels import FeatureMap, Linear, Precomputed
-from ..linalg import KernelOperator, fits_in_memory
+from ..kernels import FeatureMap, Linear
+from ..linalg import KernelOperator, as_rows, fits_in_memory, is_precomputed
 
 __all__ = ["UnaryField", "unary_scores"]
 
@@ -183,10 +183,11 @@ def unary_scores(kernel, support_parts, coef, L, parts, support=None) -> np.ndar
     """
     if len(support_parts) == 0:
         return np.zeros((len(parts), coef.shape[1]))
-    if isinstance(kernel, Precomputed):
-        return (np.asarray(parts, dtype=np.float64)[:, support] @ coef) @ L
     if isinstance(kernel, Linear):
         return (parts @ (support_parts.T @ coef)) @ L  # primal form of the linear kernel
     if isinstance(kernel, FeatureMap):  # primal form: phi(parts) (phi(support)^T coef)
         return (kernel.features(parts) @ (kernel.features(support_parts).T @ coef)) @ L
-    return (KernelOperator(kernel, parts, support_parts) @ coef) @ L
+    # blockwise K(parts, support) coef; precomputed: the kernel rows' support columns
+    rows = as_rows(np.asarray(parts, dtype=np.float64) if is_precomputed(kernel) else parts,
+                   kernel=kernel)
+    return rows.predict(kernel, support_parts, coef, index=support) @ L
