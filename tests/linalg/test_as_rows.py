@@ -98,17 +98,6 @@ EXPECTED_TYPE = {"float64": ArrayRows, "float32": ArrayRows, "csr": SparseRows,
                  "dask": DaskRows, "precomputed": PrecomputedRows}
 
 
-@pytest.fixture(scope="module")
-def client():
-    distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                       dashboard_address=":0")
-    c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
-
-
 @pytest.fixture(params=sorted(KINDS))
 def case(request):
     if request.param == "dask":

@@ -95,17 +95,6 @@ def _kernel_t_targets(Xb, Tb, C):
     return RBF()(Xb, C).T @ Tb, Xb.shape[0]
 
 
-@pytest.fixture(scope="module")
-def client():
-    distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                       dashboard_address=":0")
-    c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
-
-
 def _times_weights(Xb, Tb, W):
     """One block's partial sum X_b^T T_b W[0, 0]."""
     return (Xb.T @ Tb * W[0, 0],)
