@@ -26,23 +26,20 @@ def _python(code: str, **kw) -> subprocess.Popen:
                             preexec_fn=interruptible, **kw)
 
 
-# a main thread that never turns the interrupt into the end of the command, as when a
-# native call does not return: it swallows KeyboardInterrupt and goes on waiting
+# a main thread stuck as in a native call that does not return: it blocks the signals (so
+# that they reach the other thread, whose C handler wakes the watchdog, as when they arrive
+# during OpenBLAS's spin) and sleeps; nothing of Python's runs in it after the signal
 STUCK = """
-    import sys, time
+    import signal, sys, time
     from kernelkit._core import files
     from kernelkit.cli.signals import interrupt_guard
     tmp = sys.argv[1]
     with interrupt_guard(grace_s=1.0):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         files._PENDING_WRITES.add(tmp)
         open(tmp, "w").write("half a model")
         print("ready", flush=True)
-        t0 = time.monotonic()
-        while time.monotonic() - t0 < 60:
-            try:
-                time.sleep(0.05)
-            except KeyboardInterrupt:
-                pass
+        time.sleep(60)
     print("the guard let the process run on", flush=True)
 """
 
