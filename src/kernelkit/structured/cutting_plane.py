@@ -217,11 +217,8 @@ def solve_cutting_plane(st: DualState, *, max_iter: int, tol: float, rng, verbos
             _set_w(st, ws)
             G, Zs, H = st.inference()
             primal, dual = st.objectives(H)
-            history.append(primal - dual)
-            bar.update()
-            bar.set_postfix_str(f"gap {history[-1]:.3g}, active {m}")
-            if history[-1] <= tol * max(primal, np.finfo(float).tiny):
-                converged = True
+            converged = _record(history, bar, primal, dual, m, tol)
+            if converged:
                 break
             if not added:  # nothing new to add: more iterations would not change w
                 break
@@ -233,6 +230,14 @@ def solve_cutting_plane(st: DualState, *, max_iter: int, tol: float, rng, verbos
         st.ws_alpha[i] = np.append(st.ws_alpha[i], ws.alpha[p])
     return Result(coef=ws.alpha, n_iter=len(history), converged=converged, history=history,
                   info=dict(primal=primal, dual=dual, gap=primal - dual))
+
+
+def _record(history: list, bar, primal: float, dual: float, active: int, tol: float) -> bool:
+    """Append the iteration's exact gap P - D, show it, and say whether P - D <= tol P."""
+    history.append(primal - dual)
+    bar.update()
+    bar.set_postfix_str(f"gap {history[-1]:.3g}, active {active}")
+    return history[-1] <= tol * max(primal, np.finfo(float).tiny)
 
 
 def _solve_chain(st: DualState, *, max_iter: int, tol: float, rng, verbose=0) -> Result:
@@ -268,11 +273,8 @@ def _solve_chain(st: DualState, *, max_iter: int, tol: float, rng, verbose=0) ->
             tight = reached and not added
             blocks.drop_empty()
             primal, dual = blocks.objectives()
-            history.append(primal - dual)
-            bar.update()
-            bar.set_postfix_str(f"gap {history[-1]:.3g}, active {int(blocks.count[0])}")
-            if history[-1] <= tol * max(primal, np.finfo(float).tiny):
-                converged = True
+            converged = _record(history, bar, primal, dual, int(blocks.count[0]), tol)
+            if converged:
                 break
     blocks.finish()
     m = int(blocks.count[0])
