@@ -119,6 +119,11 @@ def _median_run(runs: list[dict]) -> dict:
 def measure(cases=CASES, repeat: int = 3) -> list[dict]:
     """Cold, warm and peer seconds (import, fit, predict; one fresh process each) for every
     case: cold once, warm and peer ``repeat`` times interleaved (medians)."""
+    from kernelkit.warmup import compile_bytecode
+
+    # kernelkit's bytecode, as pip writes it for scikit-learn (an editable install has none,
+    # and under PYTHONDONTWRITEBYTECODE every process would compile our sources again)
+    compile_bytecode()
     out = []
     for name, ours, peer, label, kind in cases:
         with tempfile.TemporaryDirectory(prefix="kk-numba-") as cache:

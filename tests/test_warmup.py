@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 
 import numpy as np
 
@@ -45,3 +46,23 @@ def test_warm_up_compiles_what_small_fits_would_run_interpreted(monkeypatch):
     monkeypatch.setattr(warmup, "warm_up_cases", lambda: iter(cases))
     warm_up(dtypes=(np.float64,), parallel=False)
     assert seen and all(inside and not interpret for inside, interpret in seen)
+
+
+def test_compile_bytecode_writes_what_an_editable_install_lacks(tmp_path):
+    # pip writes bytecode for a regular install; with PYTHONDONTWRITEBYTECODE (or before the
+    # first import) an editable one has none, and each process compiles the sources again
+    import importlib.util
+
+    from kernelkit.warmup import compile_bytecode
+
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "a.py").write_text("x = 1\n")
+    (pkg / "sub" / "b.py").write_text("y = 2\n")
+    pycs = [importlib.util.cache_from_source(str(pkg / "a.py")),
+            importlib.util.cache_from_source(str(pkg / "sub" / "b.py"))]
+    assert not any(os.path.exists(p) for p in pycs)
+    assert compile_bytecode(pkg) is True
+    assert all(os.path.exists(p) for p in pycs)
+    (pkg / "bad.py").write_text("def broken(:\n")
+    assert compile_bytecode(pkg) is False  # reported, not raised

@@ -10,6 +10,11 @@ measure the method and not the compiler. ``make demo`` and ``make test`` run it 
 installing (``kernelkit warmup``); the demo runs it before its first section (a no-op when
 the cache is present).
 
+It also writes the Python bytecode of kernelkit's modules (:func:`compile_bytecode`), as
+``pip install`` does for a regular install: an editable install (``pip install -e``, the
+Makefile's) has none, and where ``PYTHONDONTWRITEBYTECODE`` is set Python never writes it, so
+every fresh process would compile ~60 modules from source (0.1-0.2 s of each import).
+
 The cache is valid for the Python, numba and CPU that wrote it, and per source file (numba
 compares the file's modification time and size): editing one module recompiles that
 module's functions only.
@@ -25,7 +30,26 @@ from typing import Any, TextIO
 
 import numpy as np
 
-__all__ = ["warm_up", "warm_up_cases"]
+__all__ = ["compile_bytecode", "warm_up", "warm_up_cases"]
+
+
+def compile_bytecode(root=None) -> bool:
+    """Write the bytecode (``__pycache__/*.pyc``) of kernelkit's modules (or of the modules
+    under the folder ``root``) where it is missing or stale; ``False`` where a file could not
+    be compiled or written (nothing is raised).
+
+    Examples
+    --------
+    >>> from kernelkit.warmup import compile_bytecode
+    >>> compile_bytecode() in (True, False)
+    True
+    """
+    import compileall
+    from pathlib import Path
+
+    # quiet=2: nothing printed, a read-only install (e.g. a system site-packages) included
+    folder = Path(__file__).parent if root is None else Path(root)
+    return bool(compileall.compile_dir(folder, quiet=2))
 
 
 def _data(kind: str, dtype, n: int = 30, d: int = 3):
@@ -138,6 +162,7 @@ def warm_up(stream: TextIO | None = None, *, dtypes=(np.float64, np.float32),
     from ._core.interpreted import compiled
 
     start = time.perf_counter()
+    compile_bytecode()
     # compiled(): tiny problems would otherwise run their loops interpreted (_core/interpreted.py)
     with warnings.catch_warnings(), compiled():
         warnings.simplefilter("ignore")  # tiny problems: convergence and jitter notes
