@@ -8,7 +8,30 @@ imported on first access.
 
 from __future__ import annotations
 
+import contextlib
+import gc
+
 import lazy_loader
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """The cyclic garbage collector off inside (and back as it was after).
+
+    Importing an estimator's modules allocates thousands of long-lived objects (functions,
+    classes, numba dispatchers) into a process that already holds NumPy, SciPy, numba and
+    scikit-learn; that crosses the collector's threshold and runs a full collection over
+    all of them, which found nothing to free and cost 0.1 s of a 0.14 s import here
+    (0.03 s with the collector paused). Module objects are not garbage, so pausing it while
+    they are created loses nothing.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def attach(package: str, names: dict[str, str], submodules=()):
@@ -37,6 +60,7 @@ def attach(package: str, names: dict[str, str], submodules=()):
     def __getattr__(name: str):
         if name not in known:  # Python's own wording for a missing module attribute
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        return load(name)
+        with gc_paused():
+            return load(name)
 
     return __getattr__, dir_, sorted(names)
