@@ -11,7 +11,9 @@ from kernelkit.linalg.algebra import (
     Diagonal,
     Identity,
     Kronecker,
+    KroneckerEigen,
     LowRankPlusIdentity,
+    Normal,
     Projection,
     as_map,
 )
@@ -89,8 +91,10 @@ def test_kronecker_products_solves_and_eigendecomposition():
     Xm = rng.normal(size=(3, 4))
     np.testing.assert_allclose(kron @ Xm.ravel(), (A @ Xm @ Bm.T).ravel(), rtol=1e-12)
     np.testing.assert_allclose(kron.solve(V), np.linalg.solve(D, V), rtol=1e-10)
-    w, Q = kron.eigh()
-    np.testing.assert_allclose(Q.to_dense() @ np.diag(w) @ Q.to_dense().T, D, rtol=1e-10)
+    E = kron.eigh()
+    Q, w = E.Q.to_dense(), E.values.ravel()
+    np.testing.assert_allclose(Q @ np.diag(w) @ Q.T, D, rtol=1e-10)
+    np.testing.assert_allclose(E.to_dense(), D, rtol=1e-10)
     # A (x) B + c I solved through the factors' eigendecompositions
     np.testing.assert_allclose((kron + 0.3).solve(V), np.linalg.solve(D + 0.3 * np.eye(12), V),
                                rtol=1e-10)
@@ -103,3 +107,67 @@ def test_shapes_that_do_not_fit_are_refused():
         Diagonal(np.ones(3)) + Identity(4)
     with pytest.raises(NotImplementedError, match="eigendecomposed"):
         (Diagonal(np.ones(3)) + Diagonal(np.ones(3))).solve(np.ones(3))
+
+
+@pytest.mark.parametrize("cols", [None, 1, 3])
+def test_transposes_equal_the_dense_transposes(cols):
+    n, m = 6, 4
+    V = rng.normal(size=(n,) if cols is None else (n, cols))
+    R = rng.normal(size=(n, m))  # a rectangular map
+    K, s = _spd(n, 4), rng.uniform(0.5, 2.0, n)
+    u = rng.normal(size=n)
+    u /= np.linalg.norm(u)
+    N = rng.normal(size=(n, n))  # not symmetric
+    dense = {
+        "wrapped": (as_map(N), N),
+        "diagonal": (Diagonal(s), np.diag(s)),
+        "projection": (Projection(u), np.eye(n) - np.outer(u, u)),
+        "product": (as_map(N) @ Diagonal(s) @ as_map(K), N @ np.diag(s) @ K),
+        "sum": (as_map(N) + Diagonal(s), N + np.diag(s)),
+        "scaled": (-1.5 * as_map(N), -1.5 * N),
+        "rectangular product": (as_map(R.T) @ as_map(N), R.T @ N),
+    }
+    for name, (M, D) in dense.items():
+        Vt = V if D.shape[0] == n else rng.normal(size=(D.shape[0],) + V.shape[1:])
+        np.testing.assert_allclose(M.T @ Vt, D.T @ Vt, rtol=1e-12, atol=1e-12, err_msg=name)
+        np.testing.assert_allclose(M.t_matmul(Vt), D.T @ Vt, rtol=1e-12, atol=1e-12,
+                                   err_msg=name)
+        np.testing.assert_allclose(M.T.to_dense(), D.T, rtol=1e-12, atol=1e-12, err_msg=name)
+        assert M.T.shape == D.T.shape and M.T.T is M, name
+    assert Diagonal(s).T.symmetric and not (as_map(N) + Diagonal(s)).symmetric
+    with pytest.raises(NotImplementedError, match="no transpose"):  # nothing to transpose by
+        type("Plain", (Diagonal,), {"symmetric": False})(s).T @ V
+
+
+def test_normal_map_over_a_kernel_operator_and_an_array():
+    X, C = rng.normal(size=(50, 3)), rng.normal(size=(7, 3))
+    Knm = RBF(0.8)(X, C)
+    V = rng.normal(size=(7, 2))
+    for A in (KernelOperator(RBF(0.8), X, C), Knm):
+        N = Normal(A)
+        assert N.shape == (7, 7) and N.symmetric
+        np.testing.assert_allclose(N @ V, Knm.T @ (Knm @ V), rtol=1e-10)
+        np.testing.assert_allclose(N.to_dense(), Knm.T @ Knm, rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("cols", [None, 2])
+def test_kronecker_eigen_form_solves_and_log_determinants(cols):
+    A, Bm = _spd(5, 5), _spd(3, 6)
+    wa, Qa = np.linalg.eigh(A)
+    wb, Qb = np.linalg.eigh(Bm)
+    D = np.kron(A, Bm)
+    V = rng.normal(size=(15,) if cols is None else (15, cols))
+    for c in (0.0, 0.4):
+        E = KroneckerEigen(wa, Qa, wb, Qb) + c  # A (x) B + c I from given factors
+        Dc = D + c * np.eye(15)
+        assert E.shift == c and E.values.shape == (5, 3)
+        np.testing.assert_allclose(E @ V, Dc @ V, rtol=1e-10)
+        np.testing.assert_allclose(E.solve(V), np.linalg.solve(Dc, V), rtol=1e-10)
+        np.testing.assert_allclose(E.logdet(), np.linalg.slogdet(Dc)[1], rtol=1e-12)
+        np.testing.assert_allclose(np.sort(E.values.ravel()), np.linalg.eigvalsh(Dc),
+                                   rtol=1e-10)
+    # the eigenvector map is orthogonal: Q^T Q = I
+    np.testing.assert_allclose(E.Q.T.to_dense() @ E.Q.to_dense(), np.eye(15), atol=1e-12)
+    # a non-number added is a plain sum (no eigen form)
+    S = E + Diagonal(np.ones(15))
+    np.testing.assert_allclose(S @ V, (D + 1.4 * np.eye(15)) @ V, rtol=1e-10)

@@ -33,6 +33,7 @@ import numpy as np
 
 from .._core.result import Result
 from ..linalg import cho_solve, fits_in_memory, jitter_cholesky, pcg
+from ..linalg.algebra import LinearMap, Normal
 from .preconditioners import NystromPreconditioner
 
 __all__ = ["FalkonPreconditioner", "solve_falkon", "solve_nystrom_cholesky",
@@ -127,34 +128,42 @@ def solve_falkon(
     n, M = _check_system(knm, kmm, penalty)
     P = preconditioner or NystromPreconditioner(kmm, penalty, n)
     dtype = np.result_type(knm.dtype, np.float32)
-    apply_H = _preconditioned_system(knm, kmm, penalty * n, P, dtype)
-    rhs = P.apply_t(np.asarray(knm.t_matmul(y))).astype(dtype, copy=False)  # B^T K_nM^T y
+    system = _preconditioned_system(knm, kmm, penalty * n, P, dtype)
+    rhs = P.as_map(dtype).T @ np.asarray(knm.t_matmul(y))  # B^T K_nM^T y
 
     def report(it, beta, rel):  # the caller sees alpha = B beta
         if callback is not None:
             callback(it, P.apply(beta), rel)
 
-    res, beta, it = _pcg_best_iterate(apply_H, rhs, tol, max_iter, recompute_every, report)
+    res, beta, it = _pcg_best_iterate(system, rhs, tol, max_iter, recompute_every, report)
     alpha = P.apply(beta).astype(dtype, copy=False)  # alpha = B beta
     info = dict(res.info, beta=beta, jitter=P.jitter, returned_iteration=it)
     return Result(alpha, res.n_iter, res.converged, res.history, info)
 
 
-def _preconditioned_system(knm, kmm, lam_n, P, dtype):
-    """The operator ``beta -> B^T H B beta`` of (2), in ``dtype``."""
-
-    def apply_H(beta):
-        # B^T (K_nM^T K_nM + lambda n K_MM) B beta, one pass over the rows of K_nM
-        v = P.apply(beta).astype(dtype, copy=False)
-        u = knm.normal_matmul(v)
-        with P.one_thread():
-            u += lam_n * (kmm @ v)
-        return P.apply_t(u).astype(dtype, copy=False)
-
-    return apply_H
+def _preconditioned_system(knm, kmm, lam_n, P, dtype) -> LinearMap:
+    """``B^T H B`` of (2) as a map in ``dtype``: ``B^T (K_nM^T K_nM + lambda n K_MM) B``,
+    one pass over the rows of K_nM a product, the m x m product on one BLAS thread."""
+    B = P.as_map(dtype)
+    H = Normal(knm) + lam_n * _OneThread(kmm, P)  # (1)
+    return B.T @ H @ B
 
 
-def _pcg_best_iterate(apply_H, rhs, tol, max_iter, recompute_every, callback):
+class _OneThread(LinearMap):
+    """The matrix ``K`` (m x m, symmetric) with its products on one BLAS thread
+    (``P.one_thread()``: the small per-iteration work of the preconditioner)."""
+
+    symmetric = True
+
+    def __init__(self, K, P):
+        self.K, self.P, self.shape, self.dtype = K, P, K.shape, K.dtype
+
+    def matmul(self, V):
+        with self.P.one_thread():
+            return self.K @ V
+
+
+def _pcg_best_iterate(system, rhs, tol, max_iter, recompute_every, callback):
     """CG on (2), keeping the iterate with the smallest residual.
 
     Returns ``(res, beta, iteration)``: pcg's Result (not converged when 50 iterations
@@ -173,7 +182,7 @@ def _pcg_best_iterate(apply_H, rhs, tol, max_iter, recompute_every, callback):
             raise _Stalled
 
     try:
-        res = pcg(apply_H, rhs, tol=tol, max_iter=max_iter, callback=cb,
+        res = pcg(system, rhs, tol=tol, max_iter=max_iter, callback=cb,
                   recompute_every=recompute_every)
     except _Stalled:
         res = Result(best["beta"], len(history) - 1, False, history)

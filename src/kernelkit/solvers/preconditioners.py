@@ -40,9 +40,9 @@ from sklearn.utils import check_random_state
 from .._core.threads import limit_blas
 from ..exceptions import JitterWarning
 from ..linalg import KernelOperator, jitter_cholesky
-from ..linalg.algebra import LowRankPlusIdentity
+from ..linalg.algebra import LinearMap, LowRankPlusIdentity
 
-__all__ = ["NystromPreconditioner", "nystrom_woodbury"]
+__all__ = ["NystromPreconditioner", "PreconditionerMap", "nystrom_woodbury"]
 
 
 def _cholesky(A: np.ndarray, what: str):
@@ -166,6 +166,26 @@ class NystromPreconditioner:
     def _cast_like(self, w, ref):
         dt = np.result_type(np.asarray(ref).dtype, self.dtype, np.float32)
         return w.astype(dt, copy=False)
+
+    def as_map(self, dtype=np.float64) -> PreconditionerMap:
+        """``B`` of (2) as a :class:`~kernelkit.linalg.algebra.LinearMap` with results in
+        ``dtype`` (its ``.T`` is ``B^T``)."""
+        return PreconditionerMap(self, dtype)
+
+
+class PreconditionerMap(LinearMap):
+    """``B = n^-1/2 T^-T A^-T`` of (2) in the operator algebra: ``B @ v`` is
+    :meth:`NystromPreconditioner.apply`, ``B.T @ u`` :meth:`~NystromPreconditioner.apply_t`,
+    both cast to ``dtype``."""
+
+    def __init__(self, P: NystromPreconditioner, dtype=np.float64):
+        self.P, self.shape, self.dtype = P, P.shape, np.dtype(dtype)
+
+    def matmul(self, V):
+        return self.P.apply(V).astype(self.dtype, copy=False)
+
+    def t_matmul(self, V):
+        return self.P.apply_t(V).astype(self.dtype, copy=False)
 
 
 def nystrom_woodbury(kernel, X, a: float, left=None, random_state=None,

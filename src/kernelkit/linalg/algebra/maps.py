@@ -1,46 +1,14 @@
-"""A small algebra of linear maps: the systems the solvers build, written as they are in the
-notes instead of as closures.
-
-Every map has ``shape``, ``dtype``, ``matmul(V)`` (also ``A @ V`` for an array ``V``) and
-``to_dense()``; ``solve(B)`` where a closed form exists. Maps compose with ``@`` (a
-product, applied right to left), add with ``+`` (a number ``a`` added is ``a I``) and scale
-with a number ``*``:
-
-- :func:`as_map` wraps an array, a :class:`~kernelkit.linalg.KernelOperator` or anything
-  with ``@`` and ``shape``;
-- :class:`Diagonal` ``diag(s)`` (solve: ``B / s``);
-- :class:`Projection` ``I - u u^T`` for a unit vector ``u`` (the centering of kernel ridge's
-  unpenalized offset: ``P K P``);
-- :class:`LowRankPlusIdentity` ``U U^T + a I``, solved by the Woodbury identity
-  ``(a I + U U^T)^-1 = (I - U (a I + U^T U)^-1 U^T) / a`` (Nystrom preconditioners);
-- :class:`Kronecker` ``A (x) B`` on ``vec`` of a matrix with ``A``'s index outer
-  (``(A (x) B) vec X = vec(A X B^T)`` for X of shape (A's n, B's n), row-major), with
-  ``eigh()`` from the factors' eigendecompositions and ``solve`` of ``A (x) B + a I`` by
-  them (the multi-output GP on a complete grid).
-
-Examples
---------
->>> import numpy as np
->>> from kernelkit.linalg.algebra import Diagonal, Projection, as_map
->>> rng = np.random.default_rng(0)
->>> K = rng.normal(size=(5, 5)); K = K @ K.T
->>> s, u = rng.uniform(1, 2, 5), np.ones(5) / np.sqrt(5)
->>> P, S = Projection(u), Diagonal(s)
->>> A = P @ S @ as_map(K) @ S @ P + 0.5  # the system P S K S P + a I of KernelRidge
->>> dense = (np.eye(5) - np.outer(u, u)) @ np.diag(s)
->>> bool(np.allclose(A.to_dense(), dense @ K @ dense.T + 0.5 * np.eye(5)))
-True
-"""
+"""The linear maps of :mod:`kernelkit.linalg.algebra` (all but the Kronecker ones)."""
 
 from __future__ import annotations
 
 import numbers
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve, eigh
+from scipy.linalg import cho_factor, cho_solve
 
 __all__ = ["LinearMap", "as_map", "Identity", "Diagonal", "Projection", "LowRankPlusIdentity",
-           "Kronecker"]
+           "Normal"]
 
 
 def _column(v, V):
@@ -53,10 +21,21 @@ class LinearMap:
 
     shape: tuple[int, int]
     dtype = np.dtype(np.float64)
+    symmetric = False  # a symmetric map is its own transpose
     __array_ufunc__ = None  # ``array @ map`` and ``array + map`` come to the map's methods
 
     def matmul(self, V: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+    def t_matmul(self, V: np.ndarray) -> np.ndarray:
+        """``A^T V``."""
+        if self.symmetric:
+            return self.matmul(V)
+        raise NotImplementedError(f"{type(self).__name__} has no transpose product.")
+
+    @property
+    def T(self) -> LinearMap:
+        return self if self.symmetric else _Transposed(self)
 
     def solve(self, B: np.ndarray) -> np.ndarray:
         raise NotImplementedError(f"{type(self).__name__} has no solve.")
@@ -87,6 +66,21 @@ class LinearMap:
     __rmul__ = __mul__
 
 
+class _Transposed(LinearMap):
+    def __init__(self, A: LinearMap):
+        self.A, self.shape, self.dtype = A, A.shape[::-1], A.dtype
+
+    def matmul(self, V):
+        return self.A.t_matmul(V)
+
+    def t_matmul(self, V):
+        return self.A.matmul(V)
+
+    @property
+    def T(self):
+        return self.A
+
+
 class _Wrapped(LinearMap):
     def __init__(self, A):
         self.A, self.shape = A, tuple(A.shape)
@@ -94,6 +88,10 @@ class _Wrapped(LinearMap):
 
     def matmul(self, V):
         return self.A @ V
+
+    def t_matmul(self, V):
+        t = getattr(self.A, "t_matmul", None)
+        return t(V) if t is not None else self.A.T @ V
 
     def to_dense(self):
         dense = getattr(self.A, "to_dense", None)
@@ -108,6 +106,8 @@ def as_map(A) -> LinearMap:
 class Identity(LinearMap):
     """``I_n``."""
 
+    symmetric = True
+
     def __init__(self, n: int):
         self.shape = (int(n), int(n))
 
@@ -120,6 +120,8 @@ class Identity(LinearMap):
 
 class Diagonal(LinearMap):
     """``diag(s)``."""
+
+    symmetric = True
 
     def __init__(self, s):
         self.s = np.asarray(s)
@@ -134,6 +136,8 @@ class Diagonal(LinearMap):
 
 class Projection(LinearMap):
     """``I - u u^T`` for a unit vector ``u``: the projection onto ``u``'s complement."""
+
+    symmetric = True
 
     def __init__(self, u):
         self.u = np.asarray(u)
@@ -154,6 +158,9 @@ class _Product(LinearMap):
     def matmul(self, V):
         return self.left.matmul(self.right.matmul(V))
 
+    def t_matmul(self, V):  # (L R)^T V = R^T (L^T V)
+        return self.right.t_matmul(self.left.t_matmul(V))
+
     def solve(self, B):  # (L R)^-1 = R^-1 L^-1
         return self.right.solve(self.left.solve(B))
 
@@ -164,9 +171,13 @@ class _Sum(LinearMap):
             raise ValueError(f"shapes {a.shape} and {b.shape} do not add")
         self.a, self.b, self.shape = a, b, a.shape
         self.dtype = np.result_type(a.dtype, b.dtype)
+        self.symmetric = a.symmetric and b.symmetric
 
     def matmul(self, V):
         return self.a.matmul(V) + self.b.matmul(V)
+
+    def t_matmul(self, V):
+        return self.a.t_matmul(V) + self.b.t_matmul(V)
 
     def solve(self, B):
         # A + c I with A's eigendecomposition (a Kronecker product): Q (Lam + c)^-1 Q^T B
@@ -174,16 +185,19 @@ class _Sum(LinearMap):
         eig = getattr(self.a, "eigh", None)
         if shift is None or eig is None:
             raise NotImplementedError("solve of a sum needs an eigendecomposed map + c I.")
-        w, Q = eig()
-        return Q.matmul(Q.t_matmul(B) / _column(w + shift, B))
+        return (eig() + shift).solve(B)
 
 
 class _Scaled(LinearMap):
     def __init__(self, A: LinearMap, c: float):
         self.A, self.c, self.shape, self.dtype = A, c, A.shape, A.dtype
+        self.symmetric = A.symmetric
 
     def matmul(self, V):
         return self.c * self.A.matmul(V)
+
+    def t_matmul(self, V):
+        return self.c * self.A.t_matmul(V)
 
     def solve(self, B):
         return self.A.solve(B) / self.c
@@ -205,6 +219,8 @@ class LowRankPlusIdentity(LinearMap):
     Woodbury: ``(a I + U U^T)^-1 R = (R - U (a I_m + U^T U)^-1 U^T R) / a``.
     """
 
+    symmetric = True
+
     def __init__(self, U, a: float, factor=None):
         self.U, self.a = np.asarray(U), float(a)
         if not self.a > 0:
@@ -223,40 +239,21 @@ class LowRankPlusIdentity(LinearMap):
         return (B - self.U @ cho_solve(self._factor, self.U.T @ B, check_finite=False)) / self.a
 
 
-class Kronecker(LinearMap):
-    """``A (x) B`` for square ``A`` (p x p) and ``B`` (q x q), on vectors of length ``p q``
-    ordered with ``A``'s index outer: ``(A (x) B) vec X = vec(A X B^T)``, X of shape (p, q).
-    """
+class Normal(LinearMap):
+    """``A^T A`` for ``A`` of shape (m, n): ``A.normal_matmul(V)`` where ``A`` has it (a
+    :class:`~kernelkit.linalg.KernelOperator`: one pass over its row blocks, never holding
+    ``A``), else ``A^T (A V)``."""
 
-    def __init__(self, A, B):
-        self.A, self.B = np.asarray(A), np.asarray(B)
-        p, q = self.A.shape[0], self.B.shape[0]
-        self.shape, self.dtype = (p * q, p * q), np.result_type(self.A, self.B)
+    symmetric = True
 
-    def _apply(self, A, B, V):
-        p, q = A.shape[1], B.shape[1]
-        k = V.shape[1:] if V.ndim > 1 else ()
-        X = V.reshape((p, q, -1))
-        out = np.einsum("ia,abk,jb->ijk", A, X, B, optimize=True)
-        return out.reshape((A.shape[0] * B.shape[0],) + k)
+    def __init__(self, A):
+        self.A = A
+        self.shape = (A.shape[1], A.shape[1])
+        self.dtype = np.dtype(getattr(A, "dtype", np.float64))
 
     def matmul(self, V):
-        return self._apply(self.A, self.B, np.asarray(V))
-
-    def t_matmul(self, V):
-        return self._apply(self.A.T, self.B.T, np.asarray(V))
-
-    def solve(self, B):
-        # (A (x) B)^-1 vec X = vec(A^-1 X B^-T): one solve with each factor
-        B = np.asarray(B)
-        p, q = self.A.shape[0], self.B.shape[0]
-        X = np.linalg.solve(self.A, B.reshape(p, -1)).reshape(p, q, -1)
-        X = np.linalg.solve(self.B, X.transpose(1, 0, 2).reshape(q, -1))
-        return X.reshape(q, p, -1).transpose(1, 0, 2).reshape(B.shape)
-
-    def eigh(self):
-        """``(w, Q)``: ``A (x) B = Q diag(w) Q^T`` with ``Q = Q_A (x) Q_B`` (a Kronecker map)
-        and ``w = w_A (x) w_B``, from the two factors' eigendecompositions."""
-        wa, Qa = eigh(self.A, check_finite=False)
-        wb, Qb = eigh(self.B, check_finite=False)
-        return np.multiply.outer(wa, wb).ravel(), Kronecker(Qa, Qb)
+        normal = getattr(self.A, "normal_matmul", None)
+        if normal is not None:
+            return normal(V)
+        A = as_map(self.A)
+        return A.t_matmul(A.matmul(V))  # A^T (A V)
