@@ -25,6 +25,12 @@ and ``alpha = K^-1 y`` is the matrix ``A = V (Z / Den) U^T D^-1/2``. The gradien
 - noise: ``d lml / d log sigma_t^2 = 1/2 [U (A_z^T A_z - diag(f)) U^T]_tt``,
   ``f_t = sum_i 1 / Den[i, t]``.
 
+In the operator algebra the whitened system is
+``K_x (x) B~ + I = KroneckerEigen(s, V, lam, U) + 1`` on the (n, T) matrices in row-major
+``vec`` (outputs inner: a permutation of the stacking above, which changes neither the
+quadratic form nor the determinant); its ``values`` are ``Den``, its ``logdet`` the second
+term of log det K and its ``Q = V (x) U`` the rotation.
+
 Every identity is checked against the dense Cholesky path in the tests.
 """
 
@@ -36,6 +42,7 @@ import numpy as np
 from scipy.linalg import eigh
 from scipy.linalg.blas import dsyrk
 
+from ..linalg.algebra import KroneckerEigen
 from ._coregionalization import Coregionalization
 
 __all__ = ["KroneckerFactors", "kernel_eigen", "kronecker_log_marginal_likelihood"]
@@ -47,17 +54,19 @@ _LOG_2PI = float(np.log(2.0 * np.pi))
 class KroneckerFactors:
     """Eigendecompositions behind one evaluation (kept by the estimator for prediction)."""
 
-    s: np.ndarray  # (n,) eigenvalues of K_x
-    V: np.ndarray  # (n, n) eigenvectors of K_x
-    lam: np.ndarray  # (T,) eigenvalues of B~
-    U: np.ndarray  # (T, T) eigenvectors of B~
+    E: KroneckerEigen  # K_x (x) B~ + I = (V (x) U) (S (x) Lam + I) (V (x) U)^T
     d: np.ndarray  # (T,) sigma^-1
     Az: np.ndarray  # (n, T) Z / Den
-    Den: np.ndarray  # (n, T)
+
+    s = property(lambda self: self.E.wa)  # (n,) eigenvalues of K_x
+    V = property(lambda self: self.E.Qa)  # (n, n) eigenvectors of K_x
+    lam = property(lambda self: self.E.wb)  # (T,) eigenvalues of B~
+    U = property(lambda self: self.E.Qb)  # (T, T) eigenvectors of B~
+    Den = property(lambda self: self.E.values)  # (n, T) s_i lam_t + 1
 
     def alpha(self) -> np.ndarray:
-        """``K^-1 vec Y`` as an (n, T) matrix: ``V A_z U^T D^-1/2``."""
-        return (self.V @ (self.Az @ self.U.T)) * self.d
+        """``K^-1 vec Y`` as an (n, T) matrix: ``Q A_z D^-1/2``, ``Q A_z = V (A_z U^T)``."""
+        return self.E.Q.matmul(self.Az.ravel()).reshape(self.Az.shape) * self.d
 
 
 def kernel_eigen(kernel, X, Y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -75,12 +84,14 @@ def _factorize(params: Coregionalization, X, Y, eig=None
     d = 1.0 / np.sqrt(params.noise)
     lam, U = eigh(params.B(0) * np.outer(d, d), check_finite=False)
     lam = np.maximum(lam, 0.0)
-    Z = (VtY * d) @ U  # rotated whitened targets V^T (Y D^-1/2) U
-    Den = np.outer(s, lam) + 1.0
-    Az = Z / Den
+    E = KroneckerEigen(s, V, lam, U) + 1.0  # K_x (x) B~ + I, eigenvalues Den
+    # Q^T vec(Y D^-1/2) = vec(V^T (Y D^-1/2) U), with V^T Y kept from kernel_eigen
+    Z = (VtY * d) @ U
+    Az = Z / E.values  # (S (x) Lam + I)^-1 Q^T vec(Y D^-1/2)
     quad = float(np.einsum("it,it->", Z, Az))  # y^T K^-1 y
-    logdet = n * float(np.sum(np.log(params.noise))) + float(np.sum(np.log(Den)))
-    return KroneckerFactors(s, V, lam, U, d, Az, Den), quad, logdet
+    # log det K = n sum_t log sigma_t^2 + log det(K_x (x) B~ + I)
+    logdet = n * float(np.sum(np.log(params.noise))) + E.logdet()
+    return KroneckerFactors(E, d, Az), quad, logdet
 
 
 def kronecker_log_marginal_likelihood(params: Coregionalization, X, Y,
