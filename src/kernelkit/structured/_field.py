@@ -38,6 +38,7 @@ class UnaryField:
     def __init__(self, kernel, parts: np.ndarray, n_states: int, cache_size: float):
         self.kernel = kernel
         self.parts = parts
+        self.cache_size = cache_size
         N = len(parts)
         self.U = np.zeros((N, n_states))
         self._rows_key = None
@@ -60,6 +61,11 @@ class UnaryField:
         else:
             self.mode = "stream"
             self.diag = np.asarray(kernel.diag(parts), dtype=self.dtype)
+
+    def cache_rows(self) -> int:
+        """Kernel rows (of N entries, in the scores' dtype) that fit in ``cache_size``."""
+        row = len(self.parts) * np.dtype(self.dtype).itemsize
+        return max(1, int(self.cache_size * 2**20 // row))
 
     # ------------------------------------------------------------------ reads
     def _rows(self, a: int, b: int) -> np.ndarray:
