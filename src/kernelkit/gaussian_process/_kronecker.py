@@ -84,7 +84,7 @@ def _factorize(params: Coregionalization, X, Y, eig=None
     d = 1.0 / np.sqrt(params.noise)
     lam, U = eigh(params.B(0) * np.outer(d, d), check_finite=False)
     lam = np.maximum(lam, 0.0)
-    E = KroneckerEigen(s, V, lam, U) + 1.0  # K_x (x) B~ + I, eigenvalues Den
+    E = KroneckerEigen(s, V, lam, U, shift=1.0)  # K_x (x) B~ + I, eigenvalues Den
     # Q^T vec(Y D^-1/2) = vec(V^T (Y D^-1/2) U), with V^T Y kept from kernel_eigen
     Z = (VtY * d) @ U
     Az = Z / E.values  # (S (x) Lam + I)^-1 Q^T vec(Y D^-1/2)

@@ -143,7 +143,7 @@ def solve_falkon(
 
 def _preconditioned_system(knm, kmm, lam_n, P, dtype) -> LinearMap:
     """``B^T H B`` of (2) as a map in ``dtype``: ``B^T (K_nM^T K_nM + lambda n K_MM) B``,
-    one pass over the rows of K_nM a product, the m x m product on one BLAS thread."""
+    one pass over the rows of K_nM per product, the m x m product on one BLAS thread."""
     B = P.as_map(dtype)
     H = Normal(knm) + lam_n * _OneThread(kmm, P)  # (1)
     return B.T @ H @ B
