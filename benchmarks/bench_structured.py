@@ -91,38 +91,42 @@ def _ocr_rows(quick: bool) -> list[Row]:
 
 
 def _nine_folds_row() -> Row:
-    """Nine folds for training (about 47,500 letters), fold 0 for testing, RBF kernel.
+    """Nine folds for training (47,535 letters), fold 0 for testing, exact RBF kernel.
 
-    The kernel matrix of 47,500 letters does not fit in memory (9 GB in float32); the
-    kernel enters through 1,500 Nystroem features (FeatureMap), which keeps the chain
-    solver on primal weights. Peak RSS is the process's (ru_maxrss), a bound.
+    The kernel matrix of 47,535 letters does not fit in memory (9 GB in float32); the chain
+    pass forms its rows a group of examples at a time (``cache_size`` = 1024 MiB of rows,
+    :mod:`kernelkit.structured._chain_rows`): exact, N^2 kernel entries a pass. Peak RSS is
+    the process's (ru_maxrss), a bound.
     """
     import resource
 
     from kernelkit.datasets.ocr_words import load_ocr_words
-    from kernelkit.kernels import FeatureMap
-    from kernelkit.large_scale import Nystroem
     from kernelkit.structured import ChainOracle, StructuredSVM
 
     Xtr, Ytr, Xte, Yte = load_ocr_words(OCR_PATH, train_folds=tuple(range(1, 10)))
     n_letters = sum(map(len, Ytr))
-    t = time.perf_counter()
-    ny = Nystroem(kernel="rbf", gamma=0.03, n_components=1500, random_state=0)
-    ny.fit(np.concatenate(Xtr))
-    chain = StructuredSVM(ChainOracle(26, loss="hamming"), kernel=FeatureMap(ny.transform),
-                          C=1.0, random_state=0)
+    with warnings.catch_warnings():  # compile numba (the chunked pass) outside the timing
+        warnings.simplefilter("ignore")
+        StructuredSVM(ChainOracle(26, loss="hamming"), kernel="rbf", gamma=0.03, max_iter=2,
+                      cache_size=0.05).fit(Xtr[:30], Ytr[:30])
+    chain = StructuredSVM(ChainOracle(26, loss="hamming"), kernel="rbf", gamma=0.03, C=1.0,
+                          random_state=0)
+    t, cpu = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # non-convergence is reported in the notes
         chain.fit(Xtr, Ytr)
-    t_fit = time.perf_counter() - t
+    t_fit, cpu = time.perf_counter() - t, time.process_time() - cpu
     acc = chain.score(Xte, Yte)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB -> GiB (Linux)
-    return Row(f"OCR nine folds ({n_letters} train letters) / fold 0: RBF chain (γ=0.03) "
-               "through 1,500 Nystroem features, C=1, hamming loss", t_fit, None, peer="—",
+    return Row(f"OCR nine folds ({n_letters} train letters) / fold 0: RBF chain (γ=0.03), "
+               "exact kernel, C=1, hamming loss", t_fit, None, peer="—",
                agree=f"letter acc {acc:.4f}",
-               notes=(f"{chain.n_iter_} passes, converged={chain.converged_}, gap/primal "
-                      f"{chain.duality_gap_ / chain.primal_objective_:.2g}; peak RSS "
-                      f"{rss:.2f} GiB (process)"),
+               notes=(f"{chain.n_iter_} passes ({t_fit / chain.n_iter_:.1f} s a pass), "
+                      f"converged={chain.converged_}, gap/primal "
+                      f"{chain.duality_gap_ / chain.primal_objective_:.2g}; CPU {cpu:.0f} s; "
+                      f"peak RSS {rss:.2f} GiB (process); load average "
+                      f"{os.getloadavg()[0]:.1f}; 1,500 Nystroem features: acc 0.9313 in "
+                      "322 s (earlier run)"),
                target="fit ≤ 10 min and ≤ 4 GB")
 
 

@@ -2,11 +2,13 @@
 
 For a :class:`~kernelkit.structured.ChainOracle` whose unary scores are held either as
 primal weights (linear kernel or a FeatureMap: W = Phi^T U, so a block's scores are
-Phi[rows] W, O(T d S)) or as the scores A = K U of every training part with K cached (a
-change dU of a block's coefficients updates A^T[s] += K[rows] dU[:, s] on the states it
-touches: O(N) per changed (position, state)). Every visit of block i takes the pairwise
-step of :func:`kernelkit.structured.bcfw._pairwise_step` toward the loss-augmented Viterbi
-output, then up to ``_MAX_STEPS - 1`` pairwise steps within the block's working set (only
+Phi[rows] W, O(T d S)) or as the scores A = K U of every training part (a change dU of a
+block's coefficients updates A^T[s] += K[rows] dU[:, s] on the states it touches: O(N) per
+changed (position, state)), with K cached, or, when it does not fit, its rows formed a
+group of examples at a time (:mod:`._chain_rows`: a visit reads only its block's rows).
+Every visit of block i takes the pairwise step of
+:func:`kernelkit.structured.bcfw._pairwise_step` toward the loss-augmented Viterbi output,
+then up to ``_MAX_STEPS - 1`` pairwise steps within the block's working set (only
 the block's own scores change meanwhile, by K_ii dU). With G the block's unary scores and
 f(z) = sum_t G[t, z_t] + sum_t W_tau[z_t, z_t+1]:
 

@@ -157,8 +157,9 @@ class _PythonBlocks:
 def solve_bcfw(st: DualState, *, max_iter: int, tol: float, rng, verbose=0) -> Result:
     """Run BCFW passes on ``st`` until the duality gap is <= tol * primal.
 
-    For a :class:`~kernelkit.structured.ChainOracle` with explicit or cached scores every
-    pass is one numba call (:class:`~kernelkit.structured._chain_bcfw.ChainBlocks`) and every
+    For a :class:`~kernelkit.structured.ChainOracle` every pass is one numba call
+    (:class:`~kernelkit.structured._chain_bcfw.ChainBlocks`; one per group of examples when
+    the kernel matrix is not cached, :mod:`~kernelkit.structured._chain_rows`) and every
     block visit takes pairwise steps from the first pass, with no averaging; with primal
     weights each pass is followed by ``blocks.cached_passes`` passes of pairwise steps within
     the working sets, without inference (Shah et al. 2015: the dual converges in fewer

@@ -45,8 +45,9 @@ class StructuredSVM(JointKernelModel):
     solver : {"bcfw", "cutting_plane"}, default="bcfw"
         ``"bcfw"``: block-coordinate Frank-Wolfe with exact line search (Lacoste-Julien et
         al. 2013), one loss-augmented inference per example and visit. For a
-        ``ChainOracle`` with the linear kernel, a FeatureMap, or a kernel matrix that fits
-        in ``cache_size``, a whole pass is one numba call: every visit takes a pairwise
+        ``ChainOracle`` a whole pass is one numba call (with a kernel matrix beyond
+        ``cache_size``: one per group of examples whose kernel rows fit in it, each group
+        visited 3 times while its rows are at hand): every visit takes a pairwise
         step toward the Viterbi output and a few more within the example's working set
         (linear convergence); with the linear kernel or a FeatureMap on inputs with at
         most 4 ``n_states`` nonzero features a part, each such pass is followed by 3 passes
@@ -69,7 +70,9 @@ class StructuredSVM(JointKernelModel):
         its optimum (an absolute bound would depend on C and on the number of examples).
     cache_size : float, default=1024
         MiB allowed for caching the input kernel matrix between training parts; beyond it
-        kernel rows are recomputed per update. The linear kernel never needs it.
+        kernel rows are recomputed (on the chain fast path: a block of rows of at most
+        ``cache_size`` MiB at a time, each row once a pass). The linear kernel never needs
+        it.
     random_state : int, RandomState or None
         Order of the examples in each pass.
     verbose : int, default=0
