@@ -8,7 +8,10 @@ PCG, eigen solvers.
 - :mod:`~kernelkit.linalg.sources`: the data seam, where the rows of X live, and
   :func:`as_rows`, the one factory of its row sources (arrays, scipy.sparse, dask chunks,
   a precomputed kernel matrix);
-- :class:`KernelRows`: kernel rows (whole matrix or LRU cache) for the dual solvers.
+- :class:`KernelRows`: kernel rows (whole matrix or LRU cache) for the dual solvers, and
+  its restriction to a subset of columns (:class:`RestrictedRows`); their numba loops read
+  both through one view (:class:`RowsView`, :func:`take_row`,
+  :mod:`~kernelkit.linalg.row_cache`).
 """
 
 from .block_cholesky import BlockCholesky
@@ -18,7 +21,8 @@ from .cholesky import cho_inverse, cho_logdet, cho_solve, jitter_cholesky, tril_
 from .dask_rows import DaskRows, is_dask_array
 from .eig import top_eigh
 from .operator import KernelOperator
-from .rows import KernelRows, as_kernel_rows
+from .row_cache import RowsView, resume_entry, take_row
+from .rows import KernelRows, RestrictedRows, as_kernel_rows
 from .sources import (
     ArrayRows,
     PrecomputedRows,
@@ -33,6 +37,10 @@ from .sources import (
 __all__ = [
     "KernelOperator",
     "KernelRows",
+    "RestrictedRows",
+    "RowsView",
+    "take_row",
+    "resume_entry",
     "as_kernel_rows",
     "RowSource",
     "as_rows",

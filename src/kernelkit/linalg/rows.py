@@ -4,10 +4,14 @@
 ``n^2 * 8`` bytes fit in ``working_memory``, else float32 when ``n^2 * 4`` do) or as a cache of
 ``n_slots`` rows (as many as fit in working memory) with least-recently-used eviction.
 
-The numba loops of the solvers read rows through the arrays ``data`` (slots x n),
-``slot_of`` (row -> slot or -1), ``last_used`` (slot -> tick) and ``tick``; when a row is not
-in the cache the loop returns to Python with the row it needs, Python calls :meth:`fetch`,
-and the loop resumes (see :func:`kernelkit.solvers.solve_smo`).
+The numba loops of the solvers read rows through the cache's view
+(:class:`~kernelkit.linalg.row_cache.RowsView`: ``data`` (slots x n), ``slot_of``,
+``last_used``, ``tick``, ``diag``) and :func:`~kernelkit.linalg.row_cache.take_row`; when a
+row is not in the cache the loop returns to Python with the row it needs, Python calls
+:meth:`fetch`, and the loop resumes (see :func:`kernelkit.solvers.solve_smo`). Slot choice
+and eviction are :class:`~kernelkit.linalg.row_cache.SlotCache`'s, for these rows and for
+their restriction to a subset of columns (:meth:`KernelRows.restrict`,
+:class:`RestrictedRows`), which exposes the same view.
 
 Row blocks are planned by :mod:`kernelkit.linalg.blocks`; a kernel that is the exponential
 of one matrix product (``Kernel.exp_factors``, the RBF) has its rows formed by one GEMM
@@ -26,15 +30,22 @@ from .._core.interpreted import pick
 from .._core.memory import populate_rows, row_store, store_mapping
 from .._core.twin import twin
 from ..kernels import Kernel, Precomputed
-from .blocks import block_rows, map_blocks, parallel_threads, working_memory_bytes
+from .blocks import (
+    block_rows,
+    fits_in_memory,
+    map_blocks,
+    parallel_threads,
+    working_memory_bytes,
+)
+from .row_cache import SlotCache
 
-__all__ = ["ColumnRows", "KernelRows", "as_kernel_rows", "gather_rows"]
+__all__ = ["ColumnRows", "KernelRows", "RestrictedRows", "as_kernel_rows", "gather_rows"]
 
 # rows are computed in blocks of at most this many MiB (in cache, one GEMM each)
 ROW_BLOCK_MIB = 32
 
 
-class KernelRows:
+class KernelRows(SlotCache):
     """Rows of a symmetric kernel matrix for the dual solvers.
 
     Three modes: ``"dense"`` (a given matrix, every row available), ``"lazy"`` (room for the
@@ -72,9 +83,8 @@ class KernelRows:
                  dense: bool | None = None, dtype=None, matrix: np.ndarray | None = None):
         if isinstance(kernel, Precomputed):  # the input is the matrix
             kernel, matrix = None, np.asarray(X)
-        self.kernel = kernel
+        self.kernel, self._source, self._operator = kernel, X, None  # X as given: operator()
         budget = working_memory_bytes(working_memory)
-        self.n_computed = 0
         if matrix is not None:
             n = matrix.shape[0]
             self.n, self.X, self.mode, self._factors = n, None, "dense", None
@@ -82,9 +92,7 @@ class KernelRows:
             self.data = np.ascontiguousarray(matrix)
             self._mapping = None
             self.diag = np.ascontiguousarray(np.diag(matrix), dtype=np.float64)
-            self.slot_of = np.arange(n, dtype=np.int64)
-            self.row_of_slot = np.arange(n, dtype=np.int64)
-            self._init_lru(n)
+            self._init_slots(n, n, identity=True)
             return
         n = X.shape[0] if hasattr(X, "shape") else len(X)
         self.n = n
@@ -110,26 +118,7 @@ class KernelRows:
         self.mode = "lazy" if dense else "lru"
         self.data = row_store((n_slots, n), dtype)  # rows as asked: small pages
         self._mapping = store_mapping(self.data)
-        self.slot_of = np.full(n, -1, dtype=np.int64)
-        self.row_of_slot = np.full(n_slots, -1, dtype=np.int64)
-        self._init_lru(n_slots)
-
-    def _init_lru(self, n_slots):
-        self.last_used = np.zeros(n_slots, dtype=np.int64)
-        self.tick = np.zeros(1, dtype=np.int64)
-
-    @property
-    def dense(self) -> bool:
-        """Whether there is storage for every row (no eviction)."""
-        return self.mode != "lru"
-
-    @property
-    def n_slots(self) -> int:
-        return self.data.shape[0]
-
-    @property
-    def dtype(self):
-        return self.data.dtype
+        self._init_slots(n, n_slots)
 
     def fetch(self, r: int) -> None:
         """Make row ``r`` available."""
@@ -171,25 +160,6 @@ class KernelRows:
         else:
             self._compute_blocks(rows, slots)
         self._placed(rows, slots)
-
-    def _free_slots(self, rows) -> np.ndarray:
-        """Slots for ``rows``: their own in lazy mode, else the least recently used ones
-        (one row, as the solvers ask: argmin, no sort), their rows evicted."""
-        if self.mode == "lazy":
-            return rows
-        slots = np.argsort(self.last_used, kind="stable")[: len(rows)] if len(rows) > 1 \
-            else np.array([np.argmin(self.last_used)])
-        old = self.row_of_slot[slots]
-        self.slot_of[old[old >= 0]] = -1
-        return slots
-
-    def _placed(self, rows, slots) -> None:
-        """Record that ``rows`` now sit in ``slots``."""
-        self.slot_of[rows] = slots
-        self.row_of_slot[slots] = rows
-        self.tick[0] += 1
-        self.last_used[slots] = self.tick[0]
-        self.n_computed += len(rows)
 
     def _block(self, rr, out=None) -> np.ndarray:
         """Rows ``rr`` of K (len(rr) x n, in the storage dtype), into ``out`` when given:
@@ -248,6 +218,30 @@ class KernelRows:
         """Rows of K restricted to the columns ``cols`` (sorted, distinct), one at a time:
         for a solver whose active set has shrunk (see :class:`ColumnRows`)."""
         return ColumnRows(self, cols)
+
+    def restrict(self, cols, previous: RestrictedRows | None = None) -> RestrictedRows:
+        """A cache of the same rows at the columns ``cols`` only (sorted, distinct), with
+        the memory of this one; rows held here (and by ``previous``, an earlier
+        restriction of these rows) are copied in, not formed again. For a solver whose
+        active set has shrunk (see :class:`RestrictedRows`)."""
+        return RestrictedRows(self, cols, previous)
+
+    def matrix(self) -> np.ndarray:
+        """The whole matrix K (every row formed once; needs ``dense`` storage)."""
+        return self.fetch_all()
+
+    def operator(self):
+        """K for products (Newton's solver): the matrix given, else K in float64 when it
+        fits in working memory, else a blockwise :class:`KernelOperator`; formed once (the
+        problems of a one-vs-rest fit share it)."""
+        if self.mode == "dense":
+            return np.asarray(self.data, dtype=np.float64)
+        if self._operator is None:
+            from .sources import as_rows
+
+            op = as_rows(self._source, kernel=self.kernel).gram_operator(self.kernel)
+            self._operator = op.to_dense() if fits_in_memory(self.n * self.n * 8) else op
+        return self._operator
 
     def rows_dot(self, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray) -> np.ndarray:
         """``K[rows][:, cols] @ vals``, read as ``sum_c vals_c K[cols_c, rows]`` (symmetry).
@@ -331,6 +325,66 @@ class ColumnRows:
         p = self.pos[r]
         if p >= 0:
             out[p] = rows.diag[r]
+
+
+class RestrictedRows(SlotCache):
+    """Rows of a :class:`KernelRows` at the columns ``cols`` only, an LRU cache of its own
+    (the same :class:`~kernelkit.linalg.row_cache.SlotCache`, hence the same view).
+
+    Row ``c`` here is kernel row ``cols[c]`` at ``cols``: once shrinking has left a fraction
+    of a solver's variables active, each step reads two rows at the active columns only, and
+    rows of length n would cost a read of n entries for a few (libsvm swaps the active
+    variables to the front of its rows for this). The rows already held (by ``previous``,
+    most recently used first, then by the full rows) are narrowed in one pass; the others
+    are formed at those columns only (:class:`ColumnRows`). ``diag`` is ``K[cols, cols]``.
+    The slots take as much memory as the full rows were given.
+    """
+
+    mode = "lru"
+
+    def __init__(self, rows: KernelRows, cols, previous: RestrictedRows | None = None):
+        m = len(cols)
+        self.rows, self.at = rows, rows.columns(cols)
+        self.cols, self.pos = self.at.cols, self.at.pos  # kernel row -> its column, or -1
+        self.diag = np.ascontiguousarray(rows.diag[self.cols])
+        budget = rows.data.nbytes
+        n_slots = int(min(m, max(2, budget // max(1, m * rows.dtype.itemsize))))
+        self.data = row_store((n_slots, m), rows.dtype)
+        self._init_slots(m, n_slots)
+        self._free = 0
+        if previous is not None:
+            have = np.flatnonzero(previous.row_of_slot >= 0)
+            have = have[np.argsort(-previous.last_used[have], kind="stable")]
+            c = self.pos[previous.cols[previous.row_of_slot[have]]]
+            self._take(previous.data, have[c >= 0], c[c >= 0], previous.pos[self.cols])
+        held = rows.slot_of[self.cols]
+        c = np.flatnonzero((held >= 0) & (self.slot_of < 0))
+        self._take(rows.data, held[c], c, self.cols)
+
+    def _take(self, source, source_slots, positions, columns) -> None:
+        """Rows ``source[source_slots]`` at ``columns`` into free slots, as rows
+        ``positions`` here (as many as there are free slots)."""
+        k = min(len(positions), self.n_slots - self._free)
+        if k <= 0:
+            return
+        slots = np.arange(self._free, self._free + k)
+        gather_rows(source, np.ascontiguousarray(source_slots[:k], dtype=np.int64),
+                    np.ascontiguousarray(columns, dtype=np.int64), self.data, slots,
+                    work=k * len(columns))
+        self._placed(positions[:k], slots, computed=False)
+        self._free += k
+
+    def fetch(self, c: int) -> None:
+        """Make row ``c`` (kernel row ``cols[c]`` at ``cols``) available."""
+        if self.slot_of[c] >= 0:
+            return
+        if self._free < self.n_slots:  # slots never used fill in order (no argmin)
+            s = self._free
+            self._free += 1
+        else:
+            s = self._slot_for_one()
+        self.at.into(int(self.cols[c]), self.data[s])
+        self._placed_one(c, s)
 
 
 def as_kernel_rows(K, X=None, **kwargs) -> KernelRows:

@@ -14,12 +14,14 @@ shrunk variables are recomputed before the final check).
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from .._core.result import Result
 from ..exceptions import ConvergenceWarning
+from ..linalg.row_cache import resume_entry, take_row
 from ..linalg.rows import as_kernel_rows
 from ..losses.base import quadratic_box_step
 from ..losses.classification import logistic_dual_step
@@ -85,24 +87,76 @@ def _gap(kind, y, f, a, Cs, c2, eps, lo, hi):
     return 0.5 * quad + lsum, -0.5 * quad - csum
 
 
+class _Vars(NamedTuple):
+    """The loop's variables ``a``, outputs ``f = K a`` and the problem's constants."""
+
+    a: np.ndarray
+    f: np.ndarray
+    y: np.ndarray
+    Cs: np.ndarray  # weight C_i of each loss term
+    lo: np.ndarray  # the loss's dual box
+    hi: np.ndarray
+
+
+# The loop's state, kept between its calls: one record of named fields (a one-element
+# structured array, one argument numba's dispatcher types fast; the loop writes
+# ``s = st[0]; s.position = ...``).
+_STATE = np.dtype([
+    ("n_epochs", np.int64),
+    ("n_active", np.int64),  # size of the active set (its first entries)
+    ("position", np.int64),  # position in the current epoch
+    ("need_row", np.int64),  # the row asked for (status _NEED_ROW)
+    ("pg_max_old", np.float64),  # liblinear's shrinking thresholds of the last epoch
+    ("pg_min_old", np.float64),
+    ("pg_max_new", np.float64),  # and of this one
+    ("pg_min_new", np.float64),
+    ("primal", np.float64),  # P and D at the last check
+    ("dual", np.float64),
+])
+
+
+def _start_state(n: int) -> np.recarray:
+    """The state of a fresh solve (a recarray view: ``st.n_epochs[0]`` reads in Python)."""
+    st = np.zeros(1, _STATE).view(np.recarray)
+    st.n_active, st.need_row = n, -1
+    st.pg_max_old, st.pg_min_old, st.pg_max_new, st.pg_min_new = np.inf, -np.inf, -np.inf, \
+        np.inf
+    st.primal = st.dual = np.nan
+    return st
+
+
+class _Settings(NamedTuple):
+    kind: int  # _QUADRATIC or _LOGISTIC
+    c2: float  # the quadratic-box conjugate's constants (losses.base)
+    eps: float
+    tol: float  # relative duality gap to stop at
+    max_epochs: int
+    shrinking: bool
+
+
 @njit(cache=True)
-def _cd_loop(a, f, y, Cs, lo, hi, kind, c2, eps, kd, data, slot_of, last_used, tick,
-             active, state, dstate, tol, max_epochs, shrinking):
+def _cd_loop(v, rows, active, st, cfg):
     """Epochs of randomised coordinate descent; returns a status (see module constants).
 
-    state: [0] epochs, [1] active size, [2] position in the epoch, [3] row needed.
-    dstate: [0] PGmax_old, [1] PGmin_old, [2] PGmax_new, [3] PGmin_new, [4] P, [5] D.
+    ``v`` the variables (:class:`_Vars`), ``rows`` the kernel rows
+    (:class:`~kernelkit.linalg.row_cache.RowsView`), ``active`` the active list (its first
+    ``n_active`` entries), ``st`` the state (a one-element array of ``_STATE`` records),
+    ``cfg`` the settings (:class:`_Settings`).
     """
+    a, f, y, Cs, lo, hi = v
+    s = st[0]
+    kind, c2, eps = cfg.kind, cfg.c2, cfg.eps
+    kd = rows.diag
     n = a.shape[0]
     while True:
-        if state[0] >= max_epochs:
+        if s.n_epochs >= cfg.max_epochs:
             return _MAX_ITER
-        n_active = state[1]
-        k = state[2]
+        n_active = s.n_active
+        k = s.position
         if k == 0:
             np.random.shuffle(active[:n_active])  # noqa: NPY002
-            dstate[2] = -np.inf
-            dstate[3] = np.inf
+            s.pg_max_new = -np.inf
+            s.pg_min_new = np.inf
         while k < n_active:
             i = active[k]
             C = Cs[i]
@@ -123,21 +177,21 @@ def _cd_loop(a, f, y, Cs, lo, hi, kind, c2, eps, kd, data, slot_of, last_used, t
                 g = f[i] + y[i] * np.log(t / (1.0 - t))
             pg = g
             if ai <= lo[i]:
-                if shrinking and g > dstate[0]:
+                if cfg.shrinking and g > s.pg_max_old:
                     n_active -= 1
                     active[k] = active[n_active]
                     active[n_active] = i
                     continue
                 pg = min(g, 0.0)
             elif ai >= hi[i]:
-                if shrinking and g < dstate[1]:
+                if cfg.shrinking and g < s.pg_min_old:
                     n_active -= 1
                     active[k] = active[n_active]
                     active[n_active] = i
                     continue
                 pg = max(g, 0.0)
-            dstate[2] = max(dstate[2], pg)
-            dstate[3] = min(dstate[3], pg)
+            s.pg_max_new = max(s.pg_max_new, pg)
+            s.pg_min_new = min(s.pg_min_new, pg)
             q = kd[i]
             if kind == _LOGISTIC:
                 new = logistic_dual_step(y[i], ai, f[i], q, C)
@@ -145,31 +199,29 @@ def _cd_loop(a, f, y, Cs, lo, hi, kind, c2, eps, kd, data, slot_of, last_used, t
                 new = quadratic_box_step(y[i], ai, f[i], q, C, c2, eps, lo[i], hi[i])
             delta = new - ai
             if delta != 0.0:
-                s = slot_of[i]
-                if s < 0:
-                    state[1] = n_active
-                    state[2] = k
-                    state[3] = i
+                slot = take_row(rows, i)
+                if slot < 0:
+                    s.n_active = n_active
+                    s.position = k
+                    s.need_row = i
                     return _NEED_ROW
-                tick[0] += 1
-                last_used[s] = tick[0]
-                Ki = data[s]
+                Ki = rows.data[slot]
                 # f = K a: f_u += delta K_ui over the active variables
                 for kk in range(n_active):
                     u = active[kk]
                     f[u] += delta * Ki[u]
                 a[i] = new
             k += 1
-        state[0] += 1
-        state[1] = n_active
-        state[2] = 0
+        s.n_epochs += 1
+        s.n_active = n_active
+        s.position = 0
         # liblinear: thresholds for the next epoch's shrinking
-        dstate[0] = dstate[2] if dstate[2] > 0.0 else np.inf
-        dstate[1] = dstate[3] if dstate[3] < 0.0 else -np.inf
+        s.pg_max_old = s.pg_max_new if s.pg_max_new > 0.0 else np.inf
+        s.pg_min_old = s.pg_min_new if s.pg_min_new < 0.0 else -np.inf
         P, D = _gap(kind, y, f, a, Cs, c2, eps, lo, hi)
-        dstate[4] = P
-        dstate[5] = D
-        if P - D <= tol * max(abs(P), abs(D), 1e-300):
+        s.primal = P
+        s.dual = D
+        if P - D <= cfg.tol * max(abs(P), abs(D), 1e-300):
             if n_active < n:
                 return _CHECK  # exact check with recomputed outputs of shrunk variables
             return _CONVERGED
@@ -335,37 +387,40 @@ def _run_cd(rows, a, f, y, Cs, lo, hi, step, tol, max_iter, shrinking, random_st
     kind, c2, eps = step
     n = y.shape[0]
     active = np.arange(n, dtype=np.int64)
-    state = np.array([0, n, 0, -1], dtype=np.int64)
-    dstate = np.array([np.inf, -np.inf, -np.inf, np.inf, np.nan, np.nan])
+    v = _Vars(a, f, y, Cs, lo, hi)
+    st = _start_state(n)
+    cfg = _Settings(kind, c2, eps, tol, max_iter, shrinking)
     history = []
+    args = (v, rows.view(), active, st.view(np.ndarray), cfg)
+    loop = None
     while True:
-        status = _cd_loop(a, f, y, Cs, lo, hi, kind, c2, eps, rows.diag, rows.data,
-                          rows.slot_of, rows.last_used, rows.tick, active, state, dstate,
-                          tol, max_iter, shrinking)
+        status = (loop or _cd_loop)(*args)
+        loop = loop or resume_entry(_cd_loop, args)  # typed once, not at every row
         if status == _NEED_ROW:
-            rows.fetch(int(state[3]))
+            rows.fetch(int(st.need_row[0]))
             continue
-        if state[1] < n and status in (_CHECK, _MAX_ITER):
+        if st.n_active[0] < n and status in (_CHECK, _MAX_ITER):
             # recompute the outputs of shrunk variables, then check on all of them
-            inactive = active[state[1]:]
+            inactive = active[st.n_active[0]:]
             nz = np.flatnonzero(a)
             f[inactive] = rows.rows_dot(inactive, nz, a[nz])
             P, D = _gap(kind, y, f, a, Cs, c2, eps, lo, hi)
-            dstate[4], dstate[5] = P, D
+            st.primal[0], st.dual[0] = P, D
             history.append((P - D) / max(abs(P), abs(D), 1e-300))
             if callback is not None:
-                callback(int(state[0]), a, history[-1])
+                callback(int(st.n_epochs[0]), a, history[-1])
             if status == _CHECK and P - D > tol * max(abs(P), abs(D), 1e-300):
-                state[1] = n  # unshrink and continue
-                dstate[0], dstate[1] = np.inf, -np.inf
+                st.n_active[0] = n  # unshrink and continue
+                st.pg_max_old[0], st.pg_min_old[0] = np.inf, -np.inf
                 continue
         else:
-            P, D = dstate[4], dstate[5]
+            P, D = st.primal[0], st.dual[0]
             history.append((P - D) / max(abs(P), abs(D), 1e-300))
             if callback is not None:
-                callback(int(state[0]), a, history[-1])
+                callback(int(st.n_epochs[0]), a, history[-1])
         break
     info = dict(gap=float(P - D), primal=float(P), dual=float(D), f=f,
                 n_kernel_rows=rows.n_computed)
-    return Result(coef=a, n_iter=int(state[0]), converged=status in (_CONVERGED, _CHECK),
+    return Result(coef=a, n_iter=int(st.n_epochs[0]),
+                  converged=status in (_CONVERGED, _CHECK),
                   history=history, info=info)

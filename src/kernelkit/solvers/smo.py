@@ -43,11 +43,11 @@ import numpy as np
 from numba import njit
 
 from .._core.interpreted import pick
-from .._core.memory import row_store
 from .._core.result import Result
 from .._core.threads import limit_blas
 from ..exceptions import ConvergenceWarning
-from ..linalg.rows import KernelRows, as_kernel_rows, gather_rows
+from ..linalg.row_cache import resume_entry, take_row
+from ..linalg.rows import KernelRows, RestrictedRows, as_kernel_rows
 
 __all__ = ["solve_smo"]
 
@@ -178,34 +178,97 @@ def _masked_update(yG, up, act, Ki, Kj, step, n, score):
     return _last_at(score, n, m), -m
 
 
+class _Vars(NamedTuple):
+    """The loop's variables: ``b``, the signed gradient ``yG = ys * G``, the constants
+    ``ys``, ``lo``, ``hi``, the flags ``up`` (t in I_up) and ``low`` (t in I_low), and
+    ``idx``, each variable's row (and column) in the rows the loop reads."""
+
+    b: np.ndarray
+    yG: np.ndarray
+    ys: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    up: np.ndarray
+    low: np.ndarray
+    idx: np.ndarray
+
+
+class _Masked(NamedTuple):
+    """For a problem whose variable t has row entry t: marks of the active variables and
+    two rows of scratch candidates (the masked passes of the module notes)."""
+
+    act: np.ndarray
+    scratch: np.ndarray
+
+
+# The loop's state, kept between its calls: one record of named fields (a one-element
+# structured array: one argument that numba's dispatcher types as fast as any array, where
+# a NamedTuple of ten arrays cost ~10 us more a call; the loop writes ``s = st[0]; s.i =
+# ...``, numba and CPython (given the array as a recarray) alike).
+_STATE = np.dtype([
+    ("n_iter", np.int64),  # iterations done
+    ("n_active", np.int64),  # size of the active set (its first entries)
+    ("to_shrink", np.int64),  # iterations until the next shrinking
+    ("unshrunk", np.int64),  # 1 once the gradient was reconstructed at 10 eps
+    ("need_row", np.int64),  # the row asked for (status _NEED_ROW)
+    ("i", np.int64),  # the cached first index (-2: to be recomputed, -1: I_up empty)
+    ("gmax", np.float64),  # the cached max_{I_up} -ys G
+    ("n_passed", np.int64),  # variables passed when the problem was last compacted
+    ("n_whole", np.int64),  # variables of the whole problem (more: the others are shrunk)
+    ("j", np.int64),  # the second index while its row is fetched (-2: none)
+])
+
+
+def _start_state(n_var: int) -> np.recarray:
+    """The state of a fresh solve (a recarray view: ``st.n_iter[0]`` reads in Python)."""
+    st = np.zeros(1, _STATE).view(np.recarray)
+    st.n_active, st.to_shrink, st.need_row = n_var, min(n_var, 1000), -1
+    st.i, st.n_passed, st.n_whole, st.j = -2, n_var, n_var, -2
+    return st
+
+
+def _restart(st, n_var: int) -> None:
+    """A new problem of ``n_var`` variables, all active (after a compaction or a
+    reconstruction): the first and second index chosen again."""
+    st.n_active = st.n_passed = n_var
+    st.i = st.j = -2
+
+
+class _Settings(NamedTuple):
+    eps: float  # stop when the maximal KKT violation is below eps
+    max_iter: int
+    shrinking: bool
+    compact_below: float  # return _COMPACT once at most this share of n_passed is active
+    masked_above: float  # the masked passes while more than this share is active
+
+
 @njit(cache=True)
-def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tick, active,
-              act, scratch, masked_above, state, fstate, eps, max_iter, shrinking,
-              compact_below):
+def _smo_loop(v, rows, active, masked, st, cfg):
     """Run SMO until done or until a kernel row / a gradient reconstruction is needed.
 
-    ``yG = ys * G`` is kept instead of ``G`` (then ``yG_u += t (K_ui - K_uj)``).
-    state: [0] iterations, [1] active-set size, [2] iterations until the next shrinking,
-    [3] 1 once the gradient was reconstructed at 10 eps, [4] the row needed (status 2),
-    [5] the cached first index i (-2: to be recomputed, -1: I_up empty), [6] the number
-    of variables passed when the problem was last compacted, [7] the number of variables
-    of the whole problem (more than passed: a compacted problem, whose other variables
-    count as shrunk), [8] the second index j while its row is fetched (-2: none);
-    fstate: [0] the cached max_{I_up} -ys G.
-    ``act``: None, or for a problem whose variable t has kernel row entry t, marks of
-    the active variables: while more than ``masked_above`` of them are active, the j
-    pass and the update run over all variables, masked, in loops LLVM vectorizes
-    (``scratch``: two rows of candidates). With None numba prunes those branches and
-    compiles neither helper (a first fit on small data compiles ~1 s less).
-    Returns 0 converged, 1 max_iter, 2 need row ``state[4]``, 3 need reconstruction, 4
-    shrinking left at most ``compact_below * state[6]`` variables active (the caller may
-    then pass the active variables only, with rows of their columns only).
+    ``v`` the variables (:class:`_Vars`; ``yG = ys * G`` is kept instead of ``G``, then
+    ``yG_u += t (K_ui - K_uj)``), ``rows`` the kernel rows they read
+    (:class:`~kernelkit.linalg.row_cache.RowsView`, variable t at row/column ``v.idx[t]``),
+    ``active`` the active list (its first ``n_active`` entries), ``st`` the state
+    (a record of ``_STATE``'s fields), ``cfg`` the settings (:class:`_Settings`).
+    ``masked``: None, or for a problem whose variable t has row entry t, the marks of the
+    active variables (:class:`_Masked`): while more than ``cfg.masked_above`` of them are
+    active, the j pass and the update run over all variables, masked, in loops LLVM
+    vectorizes. With None numba prunes those branches and compiles neither helper (a
+    first fit on small data compiles ~1 s less).
+    Returns 0 converged, 1 max_iter, 2 need row ``need_row``, 3 need reconstruction, 4
+    shrinking left at most ``compact_below * n_passed`` variables active (the caller
+    may then pass the active variables only, with rows of their columns only).
     Resuming after 2/3 recomputes the same decision from the same state; after 4 it goes on.
     """
+    b, yG, ys, lo, hi, up, low, idx = v
+    s = st[0]
+    kd = rows.diag
+    eps = cfg.eps
     n_var = b.shape[0]
     while True:
-        n_active = state[1]
-        if shrinking and state[2] <= 0:
+        n_active = s.n_active
+        if cfg.shrinking and s.to_shrink <= 0:
             # libsvm do_shrinking: Gmax1 = max_{I_up} -ys G, Gmax2 = max_{I_low} ys G
             gmax1 = -np.inf
             gmax2 = -np.inf
@@ -215,9 +278,9 @@ def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tic
                     gmax1 = max(gmax1, -yG[t])
                 if low[t]:
                     gmax2 = max(gmax2, yG[t])
-            if state[3] == 0 and gmax1 + gmax2 <= eps * 10.0:
-                state[3] = 1
-                if n_active < state[7]:
+            if s.unshrunk == 0 and gmax1 + gmax2 <= eps * 10.0:
+                s.unshrunk = 1
+                if n_active < s.n_whole:
                     return 3
             k = 0
             while k < n_active:
@@ -228,8 +291,8 @@ def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tic
                 elif b[t] <= lo[t]:
                     shrink = (yG[t] > gmax2) if ys[t] > 0 else (-yG[t] > gmax1)
                 if shrink:
-                    if act is not None:
-                        act[t] = False
+                    if masked is not None:
+                        masked.act[t] = False
                     n_active -= 1
                     active[k] = active[n_active]
                     active[n_active] = t
@@ -237,46 +300,44 @@ def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tic
                     k += 1
             # keep the active indices increasing: the passes below then read memory in order
             _sort_active(active, n_active, n_var)
-            state[1] = n_active
-            state[2] = min(state[7], 1000)  # libsvm: every min(l, 1000) iterations
-            state[5] = -2
-            if compact_below * state[6] >= n_active:  # rows this much longer than the
-                return 4  # active set: the caller compacts them (resumes as is)
-        if state[0] >= max_iter:
+            s.n_active = n_active
+            s.to_shrink = min(s.n_whole, 1000)  # libsvm: every min(l, 1000)
+            s.i = -2
+            if cfg.compact_below * s.n_passed >= n_active:  # rows this much longer
+                return 4  # than the active set: the caller compacts them (resumes as is)
+        if s.n_iter >= cfg.max_iter:
             return 1
-        if state[5] == -2:
+        if s.i == -2:
             i, gmax = _select_i(yG, up, active, n_active)
-            state[5] = i
-            fstate[0] = gmax
-        i = state[5]
-        gmax = fstate[0]
+            s.i = i
+            s.gmax = gmax
+        i = s.i
+        gmax = s.gmax
         if i < 0:
-            if n_active < state[7]:
+            if n_active < s.n_whole:
                 return 3
             return 0
         ri = idx[i]
-        si = slot_of[ri]
+        si = take_row(rows, ri)
         if si < 0:
-            state[4] = ri
+            s.need_row = ri
             return 2
-        tick[0] += 1
-        last_used[si] = tick[0]
-        Ki = data[si]
+        Ki = rows.data[si]
         # --- j minimises -b_it^2 / a_it over I_low with -ys_t G_t < gmax (second order)
         # Every t's candidate is computed, then one test after the arithmetic: whether t
         # is in I_low and whether grad_diff > 0 are data-dependent, and as nested branches
         # their mispredictions cost more than the arithmetic (letters: 1.73 -> 1.56 s);
         # the division is left for the improvements (-g^2 / a <= m  <=>  -g^2 <= m a, a > 0).
         kii = kd[ri]
-        j = state[8]  # chosen before its row was fetched (status 2): not chosen again
+        j = s.j  # chosen before its row was fetched (status 2): not chosen again
         search = j < 0
         gmax2 = -np.inf
         wide = False  # the masked passes this iteration
-        if act is not None:
-            wide = n_active >= masked_above * n_var
+        if masked is not None:
+            wide = n_active >= cfg.masked_above * n_var
             if wide and search:
-                j, gmax2 = _masked_j(yG, low, act, kd, Ki, kii, gmax, n_var, scratch[0],
-                                     scratch[1])
+                j, gmax2 = _masked_j(yG, low, masked.act, kd, Ki, kii, gmax, n_var,
+                                     masked.scratch[0], masked.scratch[1])
         if search and not wide:
             obj_min = np.inf
             for k in range(n_active):
@@ -294,21 +355,19 @@ def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tic
                     obj_min = num / a_it
                     j = t
         if search and (gmax + gmax2 < eps or j < 0):
-            if n_active < state[7]:
+            if n_active < s.n_whole:
                 return 3
             return 0
         rj = idx[j]
-        sj = slot_of[rj]
+        sj = take_row(rows, rj)  # row i holds the newest tick: fetching j keeps it
         if sj < 0:
-            state[4] = rj
-            state[8] = j
+            s.need_row = rj
+            s.j = j
             return 2
-        state[8] = -2
-        tick[0] += 1
-        last_used[sj] = tick[0]
-        Kj = data[sj]
-        state[0] += 1
-        state[2] -= 1
+        s.j = -2
+        Kj = rows.data[sj]
+        s.n_iter += 1
+        s.to_shrink -= 1
         # --- step along b_i += ys_i t, b_j -= ys_j t: t* = b_ij / a_ij, clipped to the box
         a_ij = kii + kd[rj] - 2.0 * Ki[rj]
         if a_ij <= 0.0:
@@ -321,7 +380,7 @@ def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tic
         step = min(step, room_i, room_j)
         if step <= 0.0:
             # no progress possible (degenerate numerics): treat as optimal
-            if n_active < state[7]:
+            if n_active < s.n_whole:
                 return 3
             return 0
         b[i] += ys[i] * step
@@ -333,23 +392,23 @@ def _smo_loop(b, yG, ys, lo, hi, up, low, idx, kd, data, slot_of, last_used, tic
         _set_flags(b, ys, lo, hi, up, low, i)
         _set_flags(b, ys, lo, hi, up, low, j)
         # ys_u G_u += ys_u (Q_ui db_i + Q_uj db_j) = t (K_ui - K_uj); next i in the same pass
-        if act is not None:
+        if masked is not None:
             if wide:
-                state[5], fstate[0] = _masked_update(yG, up, act, Ki, Kj, step, n_var,
-                                                     scratch[0])
+                s.i, s.gmax = _masked_update(yG, up, masked.act, Ki, Kj, step,
+                                                     n_var, masked.scratch[0])
                 continue
         i_next = -1
         gnext = -np.inf
         for k in range(n_active):
             u = active[k]
             ru = idx[u]
-            v = yG[u] + step * (Ki[ru] - Kj[ru])
-            yG[u] = v
-            if -v >= gnext and up[u]:  # rarely true first: a predictable branch
-                gnext = -v
+            g = yG[u] + step * (Ki[ru] - Kj[ru])
+            yG[u] = g
+            if -g >= gnext and up[u]:  # rarely true first: a predictable branch
+                gnext = -g
                 i_next = u
-        state[5] = i_next
-        fstate[0] = gnext
+        s.i = i_next
+        s.gmax = gnext
 
 
 def _reconstruct(G, b, p, ys, idx, rows: KernelRows, which: np.ndarray,
@@ -520,120 +579,44 @@ def _solution_info(rows, p, ys, lo, hi, idx, b, yG) -> dict:
                 n_kernel_rows=int(rows.n_computed))
 
 
-class _FullRows:
-    """The loop's view of the rows of :class:`KernelRows` themselves (all columns)."""
-
-    def __init__(self, rows: KernelRows, idx):
-        self.rows, self.idx, self.diag = rows, idx, rows.diag
-        self.data, self.slot_of = rows.data, rows.slot_of
-        self.last_used, self.tick = rows.last_used, rows.tick
-
-    def fetch(self, r: int) -> None:
-        self.rows.fetch(r)
-
-
-class _CompactRows:
-    """Rows restricted to the active variables' columns, an LRU cache of its own.
-
-    Once shrinking has left a fraction of the variables active, every SMO iteration reads
-    two rows at the active positions only; rows of length n then cost a read of n entries
-    (every cache line holds an active one) for a few. libsvm swaps the active variables to
-    the front and keeps its rows that short; here the loop gets compact rows and the
-    variables' positions in them (``idx``), the rows already at hand gathered, the others
-    formed at those columns only (:meth:`KernelRows.columns`). The full rows stay as they
-    are for the reconstruction of the gradient, after which the loop reads them again.
-    """
-
-    def __init__(self, rows: KernelRows, cols, previous):
-        m = len(cols)
-        self.rows, self.at = rows, rows.columns(cols)
-        self.pos = self.at.pos  # kernel row -> its column here, or -1
-        self.idx = None  # set by _Problem.compacted: the variables' positions in the rows
-        self.diag = np.ascontiguousarray(rows.diag[cols])
-        budget = rows.data.nbytes  # as much memory as the full rows were given
-        n_slots = int(min(m, max(2, budget // max(1, m * rows.dtype.itemsize))))
-        self.data = row_store((n_slots, m), rows.dtype)
-        self.slot_of = np.full(m, -1, dtype=np.int64)
-        self.last_used = np.zeros(n_slots, dtype=np.int64)
-        self.tick = np.zeros(1, dtype=np.int64)
-        self._row_of_slot = np.full(n_slots, -1, dtype=np.int64)
-        self._free = 0
-        # the rows already at hand, narrowed to these columns in one pass: the previous
-        # compaction's (most recently used first), then the full rows held (the loop asks
-        # for the active variables' rows only, and one by one each cost ~25 us)
-        if isinstance(previous, _CompactRows):
-            have = np.flatnonzero(previous._row_of_slot >= 0)
-            have = have[np.argsort(-previous.last_used[have], kind="stable")]
-            c = self.pos[previous.at.cols[previous._row_of_slot[have]]]
-            self._take(previous.data, have[c >= 0], c[c >= 0], previous.pos[cols])
-        held = rows.slot_of[cols]
-        c = np.flatnonzero((held >= 0) & (self.slot_of < 0))
-        self._take(rows.data, held[c], c, cols)
-
-    def _take(self, source, source_slots, positions, columns) -> None:
-        """Rows ``source[source_slots]`` at ``columns`` into free slots, as compact rows
-        ``positions`` (as many as there are free slots)."""
-        k = min(len(positions), self.data.shape[0] - self._free)
-        if k <= 0:
-            return
-        slots = np.arange(self._free, self._free + k)
-        gather_rows(source, np.ascontiguousarray(source_slots[:k], dtype=np.int64),
-                    np.ascontiguousarray(columns, dtype=np.int64), self.data, slots,
-                    work=k * len(columns))
-        self.slot_of[positions[:k]] = slots
-        self._row_of_slot[slots] = positions[:k]
-        self._free += k
-
-    def fetch(self, c: int) -> None:
-        """Make compact row ``c`` (kernel row ``cols[c]``) available."""
-        if self._free < self.data.shape[0]:
-            s = self._free
-            self._free += 1
-        else:
-            s = int(np.argmin(self.last_used))
-            self.slot_of[self._row_of_slot[s]] = -1
-        self.at.into(int(self.at.cols[c]), self.data[s])
-        self.slot_of[c] = s
-        self._row_of_slot[s] = c
-        self.tick[0] += 1
-        self.last_used[s] = self.tick[0]
-
-
 class _Problem:
-    """What the loop is given: the variables' arrays ``(b, yG, ys, lo, hi, up, low)``, its
-    active list, and the rows; either the whole problem or the active variables of a
-    shrunk one, renumbered ``0 .. m-1`` (``vars`` their numbers in the whole problem), with
-    rows of their columns only (:class:`_CompactRows`).
+    """What the loop is given: the variables (:class:`_Vars`), its active list, and the
+    rows they read; either the whole problem on the full kernel rows, or the active
+    variables of a shrunk one, renumbered ``0 .. m-1`` (``vars`` their numbers in the
+    whole problem), on the rows restricted to their columns
+    (:meth:`KernelRows.restrict <kernelkit.linalg.KernelRows.restrict>`).
 
     A compacted problem's loop reads rows of the active variables' length, not n (libsvm
     swaps the active variables to the front; here they are copied at each compaction).
     On letters an iteration then costs 10-12 us instead of 35-43 us.
     """
 
-    def __init__(self, arrays, active, view, variables):
-        self.arrays, self.active, self.view, self.vars = arrays, active, view, variables
+    def __init__(self, arrays: _Vars, active, cache, variables):
+        self.arrays, self.active, self.cache, self.vars = arrays, active, cache, variables
+        self.view = cache.view()
         m = len(active)  # every variable active
         # masked passes where variable t is kernel column t (C-SVC, one-class; SVR's 2n
         # variables on n rows gained 2%, within the noise), on problems large enough
-        self.act, self.scratch = None, np.empty((2, 1))
-        if m >= _MASKED_FROM and np.array_equal(view.idx, np.arange(m)):
-            self.act, self.scratch = np.ones(m, dtype=bool), np.empty((2, m))
+        self.act, self.masked = None, None
+        if m >= _MASKED_FROM and np.array_equal(arrays.idx, np.arange(m)):
+            self.act = np.ones(m, dtype=bool)
+            self.masked = _Masked(self.act, np.empty((2, m)))
 
     @classmethod
-    def compacted(cls, full, live, rows, idx, view) -> _Problem:
+    def compacted(cls, full: _Vars, live, rows: KernelRows, idx, previous) -> _Problem:
         live = np.sort(live)
-        cols = np.unique(idx[live])
-        view = _CompactRows(rows, cols, view)
-        view.idx = view.pos[idx[live]]
-        arrays = tuple(np.ascontiguousarray(a[live]) for a in full)
-        return cls(arrays, np.arange(len(live), dtype=np.int64), view, live)
+        cache = rows.restrict(np.unique(idx[live]),
+                              previous if isinstance(previous, RestrictedRows) else None)
+        arrays = _Vars(*(np.ascontiguousarray(a[live]) for a in full[:-1]),
+                       cache.pos[idx[live]])
+        return cls(arrays, np.arange(len(live), dtype=np.int64), cache, live)
 
-    def write_back(self, full, n_active) -> np.ndarray:
+    def write_back(self, full: _Vars, n_active) -> np.ndarray:
         """Copy a compacted problem's values into ``full``; the active variables' numbers."""
         if self.vars is None:
             return self.active[:n_active].copy()
-        for k in (0, 1, 5, 6):  # b, yG, up, low change; ys, lo, hi do not
-            full[k][self.vars] = self.arrays[k]
+        for name in ("b", "yG", "up", "low"):  # ys, lo, hi and idx do not change
+            getattr(full, name)[self.vars] = getattr(self.arrays, name)
         return self.vars[self.active[:n_active]]
 
 
@@ -657,47 +640,43 @@ def _run_smo(rows: KernelRows, qp: _QP, tol: float, max_iter: int, shrinking: bo
     G = p.copy()
     if np.any(b != 0):
         _reconstruct(G, b, p, ys, idx, rows, np.arange(n_var))
-    state = np.array([0, n_var, min(n_var, 1000), 0, -1, -2, n_var, n_var, -2],
-                     dtype=np.int64)
-    fstate = np.zeros(1)
+    st = _start_state(n_var)
+    cfg = _Settings(tol, max_iter, shrinking, _COMPACT_BELOW, _MASKED_ABOVE)
     yG = ys * G
-    up = np.where(ys > 0, b < hi, b > lo)
-    low = np.where(ys > 0, b > lo, b < hi)
-    full = (b, yG, ys, lo, hi, up, low)
-    prob = _Problem(full, np.arange(n_var, dtype=np.int64), _FullRows(rows, idx), None)
+    full = _Vars(b, yG, ys, lo, hi, np.where(ys > 0, b < hi, b > lo),
+                 np.where(ys > 0, b > lo, b < hi), idx)
+    prob = _Problem(full, np.arange(n_var, dtype=np.int64), rows, None)
     # a small problem runs the loop's own code in CPython (_core/interpreted.py): numba's start
-    # in a fresh process costs more than the whole solve
-    loop = pick(_smo_loop, n_var)
+    # in a fresh process costs more than the whole solve (float32 rows: compiled, which
+    # rounds them as the compiled loop does)
+    loop = pick(_smo_loop, n_var) if rows.dtype == np.float64 else _smo_loop
     # rows come one at a time: a one-row product gains nothing from BLAS threads
     with limit_blas(1):
         while True:
-            view = prob.view
-            args = (*prob.arrays, view.idx, view.diag, view.data, view.slot_of,
-                    view.last_used, view.tick, prob.active, prob.act, prob.scratch,
-                    _MASKED_ABOVE, state, fstate, tol, max_iter, shrinking, _COMPACT_BELOW)
+            # the record as a plain array for numba (fast typing), as a recarray for CPython
+            args = (prob.arrays, prob.view, prob.active, prob.masked,
+                    st.view(np.ndarray) if loop is _smo_loop else st, cfg)
             status = loop(*args)
+            resume = resume_entry(loop, args)  # typed once, not at every fetched row
             while status == _NEED_ROW:  # the same problem: its arguments as they are
                 # one row at a time: SMO touches few rows (letters, n=16,000: ~3,000), and
                 # prefetching by violation computed 4x more rows than it saved calls
-                view.fetch(int(state[4]))
-                status = loop(*args)
-            live = prob.write_back(full, state[1])  # the variables still active, in full
+                prob.cache.fetch(int(st.need_row[0]))
+                status = resume(*args)
+            live = prob.write_back(full, st.n_active[0])  # the variables still active
             if status == _COMPACT:
-                prob = _Problem.compacted(full, live, rows, idx, prob.view)
-                state[1] = state[6] = len(live)
-                state[5] = state[8] = -2
+                prob = _Problem.compacted(full, live, rows, idx, prob.cache)
+                _restart(st, len(live))
             elif status == _RECONSTRUCT:
                 _reconstruct(yG, b, p, ys, idx, rows, _others(live, n_var), signed=True)
-                prob = _Problem(full, np.arange(n_var, dtype=np.int64), _FullRows(rows, idx),
-                                None)
-                state[1] = state[6] = n_var
-                state[5] = state[8] = -2
+                prob = _Problem(full, np.arange(n_var, dtype=np.int64), rows, None)
+                _restart(st, n_var)
             else:
                 break
     if len(live) < n_var:  # stopped at max_iter with variables shrunk
         _reconstruct(yG, b, p, ys, idx, rows, _others(live, n_var), signed=True)
     info = _solution_info(rows, p, ys, lo, hi, idx, b, yG)
     if callback is not None:  # the numba loop runs to the end: one report
-        callback(int(state[0]), b, info["kkt_violation"])
-    return Result(coef=b, n_iter=int(state[0]), converged=status == _CONVERGED,
+        callback(int(st.n_iter[0]), b, info["kkt_violation"])
+    return Result(coef=b, n_iter=int(st.n_iter[0]), converged=status == _CONVERGED,
                   history=[info["kkt_violation"]], info=info)
