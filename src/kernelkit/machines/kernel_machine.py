@@ -42,7 +42,7 @@ from .._core.validation import (
     validate_data,
 )
 from ..kernels import resolve_kernel
-from ..linalg import KernelRows, as_rows, fits_in_memory, is_precomputed
+from ..linalg import KernelRows, as_rows, is_precomputed
 from ..losses import Loss, resolve_loss
 from ..solvers.dual import DualProblem, choose_method, solve_dual
 from .multiclass import _weighted_variance
@@ -173,8 +173,8 @@ class _KernelMachine(BaseEstimator):
                        shrinking=self.shrinking, random_state=self.random_state)
         n_prob = Yk.shape[1]
         if solver == "multiclass_cd":
-            K = KernelRows(kernel, Xk, dense=True).fetch_all()
-            res = solve_dual(DualProblem(K, Yk[:, 0].astype(np.int64), loss, Cs,
+            rows = KernelRows(kernel, Xk, dense=True)
+            res = solve_dual(DualProblem(rows, Yk[:, 0].astype(np.int64), loss, Cs,
                                          n_classes=n_prob), **options)
             return (res.coef.T, np.zeros(n_prob), np.full(n_prob, res.n_iter, dtype=np.int64),
                     np.full(n_prob, res.info["gap"]))
@@ -182,11 +182,12 @@ class _KernelMachine(BaseEstimator):
         b = np.zeros(n_prob)
         n_iter = np.zeros(n_prob, dtype=np.int64)
         gaps = np.zeros(n_prob)
-        K = KernelRows(kernel, Xk) if solver != "newton" else _newton_matrix(kernel, Xk)
+        rows = KernelRows(kernel, Xk)  # each solver asks it for its form (solvers.dual)
         with progress_bar(self.verbose, total=n_prob,
                           desc=f"{type(self).__name__} ({solver})") as bar:
             for k in range(n_prob):
-                problem = DualProblem(K, Yk[:, k], loss, Cs, fit_intercept=self.fit_intercept)
+                problem = DualProblem(rows, Yk[:, k], loss, Cs,
+                                      fit_intercept=self.fit_intercept)
                 res = solve_dual(problem, **options)
                 A[k], b[k] = res.coef, res.info["intercept"]
                 n_iter[k], gaps[k] = res.n_iter, res.info["gap"]
@@ -213,12 +214,6 @@ def _scatter(A, keep, n):
     out = np.zeros((A.shape[0], n))
     out[:, keep] = A
     return out
-
-
-def _newton_matrix(kernel, X):
-    n = X.shape[0]
-    op = as_rows(X, kernel=kernel).gram_operator(kernel)
-    return op.to_dense() if fits_in_memory(n * n * 8) else op
 
 
 _COMMON_PARAMS = """

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core.result import Result
+from ..linalg.rows import KernelRows, as_kernel_rows
 from .dual_cd import solve_dual_cd
 from .multiclass_cd import solve_multiclass_cd
 from .newton import solve_newton
@@ -43,9 +44,13 @@ class DualProblem:
 
     Parameters
     ----------
-    K : KernelRows, ndarray of shape (n, n) or KernelOperator
-        The kernel of the training points (rows for CD / SMO; any matrix or operator for
-        Newton; a dense matrix for the multiclass solver).
+    rows : KernelRows
+        The kernel of the training points, one typed object from which each method asks
+        the form it reads: the row cache's view (SMO, dual CD), the whole matrix
+        (multiclass CD, :meth:`KernelRows.matrix`) or K for products (Newton,
+        :meth:`KernelRows.operator`). A kernel matrix (ndarray) is taken as
+        ``as_kernel_rows(K)``; build one from a kernel and X with
+        ``as_kernel_rows(kernel, X)``.
     y : ndarray of shape (n,)
         Targets, labels in {-1, +1}, or class indices 0..n_classes-1 (multiclass loss).
     loss : Loss
@@ -57,12 +62,15 @@ class DualProblem:
         Number of classes, for a multiclass loss.
     """
 
-    K: object
+    rows: KernelRows
     y: np.ndarray
     loss: object
     C: object
     fit_intercept: bool = False
     n_classes: int | None = None
+
+    def __post_init__(self):
+        self.rows = as_kernel_rows(self.rows)
 
 
 def choose_method(loss, fit_intercept: bool, method: str = "auto") -> str:
@@ -150,7 +158,7 @@ def solve_dual(problem: DualProblem, method: str = "auto", tol: float | None = N
 def _smo(problem, tol, max_iter, callback, shrinking, random_state):
     # libsvm's form of (1): min 1/2 b^T Q b + p^T b, ys^T b = 0, lower <= b <= upper
     form = problem.loss.libsvm_form(problem.y, problem.C)
-    res = solve_smo(problem.K, form["p"], ys=form["ys"], lower=form["lower"],
+    res = solve_smo(problem.rows, form["p"], ys=form["ys"], lower=form["lower"],
                     upper=form["upper"], idx=form["idx"], tol=tol, max_iter=max_iter,
                     shrinking=shrinking, callback=callback)
     # f(x) = sum_r a_r k(x_r, x) - rho
@@ -159,19 +167,19 @@ def _smo(problem, tol, max_iter, callback, shrinking, random_state):
 
 
 def _dual_cd(problem, tol, max_iter, callback, shrinking, random_state):
-    return solve_dual_cd(problem.K, problem.y, problem.loss, problem.C, tol=tol,
+    return solve_dual_cd(problem.rows, problem.y, problem.loss, problem.C, tol=tol,
                          max_iter=max_iter, shrinking=shrinking, random_state=random_state,
                          callback=callback)
 
 
 def _newton(problem, tol, max_iter, callback, shrinking, random_state):
-    return solve_newton(problem.K, problem.y, problem.loss, problem.C,
+    return solve_newton(problem.rows.operator(), problem.y, problem.loss, problem.C,
                         fit_intercept=problem.fit_intercept, tol=tol, max_iter=max_iter,
                         callback=callback)
 
 
 def _multiclass_cd(problem, tol, max_iter, callback, shrinking, random_state):
-    return solve_multiclass_cd(problem.K, problem.y, problem.n_classes, C=problem.C,
+    return solve_multiclass_cd(problem.rows, problem.y, problem.n_classes, C=problem.C,
                                loss=problem.loss, tol=tol, max_iter=max_iter,
                                shrinking=shrinking, random_state=random_state,
                                callback=callback)

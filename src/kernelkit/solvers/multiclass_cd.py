@@ -61,7 +61,7 @@ from .._core.result import Result
 from .._core.twin import twin
 from ..exceptions import ConvergenceWarning
 from ..linalg.blocks import fits_in_memory
-from ..linalg.rows import gather_rows
+from ..linalg.rows import KernelRows, gather_rows
 from ..losses.multiclass import MulticlassLoss, block_step
 
 __all__ = ["solve_multiclass_cd", "multiclass_dual_objective"]
@@ -341,8 +341,9 @@ def _objectives(lp, kind, y, Cv, A, Fa, active, g):
 
 
 def _check_problem(K, y, n_classes, C, alpha):
-    """``(K, y, C per example)`` validated: a square float K, class indices, C >= 0."""
-    K = np.asarray(K)
+    """``(K, y, C per example)`` validated: a square float K (a KernelRows' whole matrix),
+    class indices, C >= 0."""
+    K = K.matrix() if isinstance(K, KernelRows) else np.asarray(K)
     if K.dtype not in (np.float32, np.float64):
         K = K.astype(np.float64)
     K = np.ascontiguousarray(K)
@@ -383,9 +384,10 @@ def solve_multiclass_cd(
 
     Parameters
     ----------
-    K : ndarray of shape (n, n), float64 or float32
+    K : ndarray of shape (n, n), float64 or float32, or KernelRows
         Symmetric PSD kernel matrix of the training points (float32 halves memory; the
-        scores and dual variables stay float64).
+        scores and dual variables stay float64), or kernel rows with storage for the whole
+        matrix (:meth:`KernelRows.matrix <kernelkit.linalg.KernelRows.matrix>` is read).
     y : array of int of shape (n,)
         Class indices in ``0 .. n_classes - 1``.
     n_classes : int
