@@ -145,7 +145,7 @@ def _cd_loop(v, rows, active, st, cfg):
     """
     a, f, y, Cs, lo, hi = v
     s = st[0]
-    kind, c2, eps = cfg.kind, cfg.c2, cfg.eps
+    kind, c2, eps, shrinking = cfg.kind, cfg.c2, cfg.eps, cfg.shrinking
     kd = rows.diag
     n = a.shape[0]
     while True:
@@ -157,6 +157,9 @@ def _cd_loop(v, rows, active, st, cfg):
             np.random.shuffle(active[:n_active])  # noqa: NPY002
             s.pg_max_new = -np.inf
             s.pg_min_new = np.inf
+        # the epoch's thresholds in locals (registers), written back when the loop leaves
+        pg_max_old, pg_min_old = s.pg_max_old, s.pg_min_old
+        pg_max_new, pg_min_new = s.pg_max_new, s.pg_min_new
         while k < n_active:
             i = active[k]
             C = Cs[i]
@@ -177,21 +180,21 @@ def _cd_loop(v, rows, active, st, cfg):
                 g = f[i] + y[i] * np.log(t / (1.0 - t))
             pg = g
             if ai <= lo[i]:
-                if cfg.shrinking and g > s.pg_max_old:
+                if shrinking and g > pg_max_old:
                     n_active -= 1
                     active[k] = active[n_active]
                     active[n_active] = i
                     continue
                 pg = min(g, 0.0)
             elif ai >= hi[i]:
-                if cfg.shrinking and g < s.pg_min_old:
+                if shrinking and g < pg_min_old:
                     n_active -= 1
                     active[k] = active[n_active]
                     active[n_active] = i
                     continue
                 pg = max(g, 0.0)
-            s.pg_max_new = max(s.pg_max_new, pg)
-            s.pg_min_new = min(s.pg_min_new, pg)
+            pg_max_new = max(pg_max_new, pg)
+            pg_min_new = min(pg_min_new, pg)
             q = kd[i]
             if kind == _LOGISTIC:
                 new = logistic_dual_step(y[i], ai, f[i], q, C)
@@ -201,6 +204,7 @@ def _cd_loop(v, rows, active, st, cfg):
             if delta != 0.0:
                 slot = take_row(rows, i)
                 if slot < 0:
+                    s.pg_max_new, s.pg_min_new = pg_max_new, pg_min_new
                     s.n_active = n_active
                     s.position = k
                     s.need_row = i
@@ -212,6 +216,7 @@ def _cd_loop(v, rows, active, st, cfg):
                     f[u] += delta * Ki[u]
                 a[i] = new
             k += 1
+        s.pg_max_new, s.pg_min_new = pg_max_new, pg_min_new
         s.n_epochs += 1
         s.n_active = n_active
         s.position = 0
