@@ -44,7 +44,7 @@ class RowsView(NamedTuple):
     diag: np.ndarray
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def take_row(rows, r):
     """The slot of row ``r`` in the view ``rows``, marked as just used; -1 if the row is not
     held (the caller then asks Python for it)."""
