@@ -147,3 +147,28 @@ def test_float32_arguments_run_compiled():
     interpreted(twice_plus)(x, out)
     assert twice_plus.signatures  # compiled for the float32 call
     assert out[0] == 2.0 * 1.0 + 1e-9  # in float64, as numba computes it
+
+
+def test_many_small_calls_end_up_compiled(monkeypatch):
+    # a loop picked interpreted again and again (a boosting fit's rounds) runs compiled once
+    # its interpreted calls have taken INTERPRETED_SECONDS in the process
+    from numba import njit
+
+    import kernelkit._core.interpreted as im
+
+    @njit
+    def add_one(x):
+        for i in range(x.shape[0]):
+            x[i] += 1.0
+
+    monkeypatch.setattr(im, "INTERPRETED_SECONDS", 1e-3)
+    x = np.zeros(3)
+    f = im.pick(add_one, 3)
+    assert f is not add_one
+    f(x)
+    assert add_one.signatures == [] and 0.0 < im._SPENT[add_one] < 1e-3
+    im._SPENT[add_one] += 1e-3  # as if its calls had taken the budget
+    f = im.pick(add_one, 3)
+    assert f is add_one  # then compiled, however small the call
+    f(x)
+    assert len(add_one.signatures) == 1 and x.tolist() == [2.0, 2.0, 2.0]

@@ -11,7 +11,8 @@ same operations in the same order, so the results are the same (bit for bit for 
 and boosting loops; a ``prange`` sum may add in another order: equal to rounding), which
 tests/test_first_call.py checks on every estimator that uses this. :func:`run_interpreted`
 is the rule: a problem of at most ``INTERPRETED_MAX`` variables, as long as the loop has no
-machine code in this process yet (once it has, the compiled loop is free and faster).
+machine code in this process yet (once it has, the compiled loop is free and faster) and
+has not yet run ``INTERPRETED_SECONDS`` interpreted.
 
 Examples
 --------
@@ -32,12 +33,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import time
 import types
 
 import numpy as np
 
-__all__ = ["INTERPRETED_MAX", "INTERPRETED_WORK", "compiled", "interpreted", "pick",
-           "run_interpreted"]
+__all__ = ["INTERPRETED_MAX", "INTERPRETED_SECONDS", "INTERPRETED_WORK", "compiled",
+           "interpreted", "pick", "run_interpreted"]
 
 #: problems of at most this many variables (rows, candidates) may run interpreted: there the
 #: loops take milliseconds in CPython (an SMO solve of 128 variables ~25 ms), against
@@ -47,7 +49,17 @@ INTERPRETED_MAX = 128
 #: ~0.3-1 us a step in CPython, so at most ~10 ms a call
 INTERPRETED_WORK = 16_384
 
+#: a loop runs interpreted for at most this many seconds in a process, all calls together:
+#: then it runs compiled (loaded from the cache), so that many small calls, e.g. the rounds
+#: of boosting fits on a few thousand rows, do not each pay CPython's speed (AdaBoost on
+#: 3,000 letters: 19 histogram updates of ~6 ms interpreted in every fit, 0.13 s against
+#: 0.006 s compiled). Numba's start costs ~0.3 s once; a loop's interpreted time is bounded
+#: by a third of it. (Interpreted and compiled runs compute the same numbers, so when the
+#: switch happens changes the speed only.)
+INTERPRETED_SECONDS = 0.1
+
 _TWINS: dict = {}  # dispatcher -> its interpreted twin (a cache: one twin per numba function)
+_SPENT: dict = {}  # dispatcher -> seconds it ran interpreted in this process
 # how many ``compiled()`` blocks are open, in any thread: the warm-up's pool threads included
 _COMPILED_ONLY = [0]
 
@@ -86,11 +98,12 @@ def _twin(func):
 
 
 def run_interpreted(size: int, func, limit: int = INTERPRETED_MAX) -> bool:
-    """Whether a problem of ``size`` variables runs ``func`` interpreted: ``size <= limit``
-    and ``func`` (a numba dispatcher) not yet compiled or loaded in this process, outside
+    """Whether a problem of ``size`` variables runs ``func`` interpreted: ``size <= limit``,
+    ``func`` (a numba dispatcher) not yet compiled or loaded in this process and not yet run
+    ``INTERPRETED_SECONDS`` interpreted (all its calls together), outside
     :func:`compiled`."""
     return (size <= limit and not _COMPILED_ONLY[0] and _is_dispatcher(func)
-            and not func.overloads)
+            and not func.overloads and _SPENT.get(func, 0.0) < INTERPRETED_SECONDS)
 
 
 @contextlib.contextmanager
@@ -133,7 +146,11 @@ def interpreted(func):
             # numba computes ``2.0 * x`` of a float32 x in float64, NumPy 2 in float32 (its
             # Python scalars are weak): the same code would round differently, so compiled
             return func(*args)
-        with np.errstate(all="ignore"):
-            return twin(*args)
+        start = time.perf_counter()
+        try:
+            with np.errstate(all="ignore"):
+                return twin(*args)
+        finally:  # counted against INTERPRETED_SECONDS
+            _SPENT[func] = _SPENT.get(func, 0.0) + time.perf_counter() - start
 
     return run

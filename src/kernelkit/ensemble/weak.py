@@ -317,8 +317,10 @@ class DecisionStump(_BaseWeak):
             m, c = nb.reweighted_rows(w, prev["w"], prev["pred"], ctx.y_idx, prev["delta"],
                                       prev["rows"])
             if m <= n // 4:
+                # work: the listed rows per feature, and every histogram cell scaled by c
                 ctx.run(nb.update_class_histograms, B.codes, ctx.y_idx, prev["hist"], c,
-                        prev["delta"], prev["rows"], m, work=m * B.codes.shape[0])
+                        prev["delta"], prev["rows"], m,
+                        work=m * B.codes.shape[0] + prev["hist"].size)
                 prev["w"][:] = w
                 prev["age"] += 1
                 return prev["hist"]
