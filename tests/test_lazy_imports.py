@@ -21,11 +21,16 @@ print("ok")
 """
 
 
-def test_subpackages_are_attributes_of_a_fresh_import():
-    out = subprocess.run([sys.executable, "-c", _CHECK], capture_output=True, text=True,
+def _run_fresh(script: str) -> None:
+    """Run ``script`` in a fresh interpreter; it prints "ok" when its asserts hold."""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_subpackages_are_attributes_of_a_fresh_import():
+    _run_fresh(_CHECK)
 
 
 _GC = """
@@ -46,7 +51,4 @@ print("ok")
 def test_a_lazy_import_runs_no_full_garbage_collection():
     # a full collection over NumPy's, SciPy's, numba's and scikit-learn's objects found
     # nothing to free and took 0.1 s of a 0.14 s import
-    out = subprocess.run([sys.executable, "-c", _GC], capture_output=True, text=True,
-                         timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "ok"
+    _run_fresh(_GC)

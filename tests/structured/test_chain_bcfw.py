@@ -10,12 +10,7 @@ from kernelkit.structured._chain_bcfw import ChainBlocks
 from kernelkit.structured._dual import DualState
 from kernelkit.structured._field import UnaryField
 
-
-def _chains(n, S, d, seed, max_len):
-    rng = np.random.default_rng(seed)
-    Y = [rng.integers(0, S, size=rng.integers(1, max_len + 1)) for _ in range(n)]
-    X = [np.c_[y + 0.9 * rng.normal(size=len(y)), rng.normal(size=(len(y), d - 1))] for y in Y]
-    return X, Y
+from .chains import random_chains
 
 
 def _blocks(X, Y, S, C, kernel):
@@ -40,7 +35,7 @@ def _lists(blocks):
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])
 def test_one_example_block_gap_is_the_duality_gap(kernel):
     # with one block, sum_i g_i at the visit is the exact gap P - D before the pass
-    X, Y = _chains(n=1, S=3, d=3, seed=2, max_len=6)
+    X, Y = random_chains(n=1, S=3, d=3, seed=2, max_len=6)
     st, blocks = _blocks(X, Y, S=3, C=2.0, kernel=kernel)
     for _ in range(4):
         primal, dual = blocks.objectives()
@@ -50,7 +45,7 @@ def test_one_example_block_gap_is_the_duality_gap(kernel):
 
 
 def test_working_set_holds_positive_alphas_and_restores_a_saved_state():
-    X, Y = _chains(n=12, S=4, d=3, seed=5, max_len=6)
+    X, Y = random_chains(n=12, S=4, d=3, seed=5, max_len=6)
     st, blocks = _blocks(X, Y, S=4, C=1.0, kernel="linear")
     rng = np.random.default_rng(1)
     for _ in range(3):
@@ -85,7 +80,7 @@ def test_working_set_holds_positive_alphas_and_restores_a_saved_state():
 
 
 def test_exact_gap_only_when_the_estimate_says_so(monkeypatch):
-    X, Y = _chains(n=30, S=3, d=3, seed=7, max_len=6)
+    X, Y = random_chains(n=30, S=3, d=3, seed=7, max_len=6)
     calls = []
     objectives = ChainBlocks.objectives
 
@@ -113,7 +108,7 @@ def test_exact_gap_only_when_the_estimate_says_so(monkeypatch):
 
 def test_a_pass_may_visit_a_block_many_times():
     # room is reserved for every visit's new output (here the longest word, n times over)
-    X, Y = _chains(n=8, S=5, d=3, seed=3, max_len=9)
+    X, Y = random_chains(n=8, S=5, d=3, seed=3, max_len=9)
     st, blocks = _blocks(X, Y, S=5, C=1.0, kernel="linear")
     longest = int(np.argmax([len(y) for y in Y]))
     for _ in range(3):
@@ -148,7 +143,7 @@ def test_sparse_and_dense_features_take_the_same_steps():
 
 def test_finish_rebuilds_the_blocks_transition_parts():
     # tau_blk[i] = sum_y alpha_iy (tau(y_i) - tau(y)), summed pair by pair here
-    X, Y = _chains(n=20, S=4, d=3, seed=1, max_len=6)
+    X, Y = random_chains(n=20, S=4, d=3, seed=1, max_len=6)
     st, blocks = _blocks(X, Y, S=4, C=1.0, kernel="linear")
     rng = np.random.default_rng(0)
     for _ in range(5):
@@ -203,7 +198,7 @@ def test_cached_plane_passes_keep_the_dual_feasible_and_the_gap_exact():
     # passes without inference step within the working sets only: they add no output, keep
     # every alpha_i in C * simplex, never lower the dual, and the exact gap of the state
     # (objectives) is the brute-force gap over all outputs of the pair table's w
-    X, Y = _chains(n=10, S=3, d=3, seed=11, max_len=4)
+    X, Y = random_chains(n=10, S=3, d=3, seed=11, max_len=4)
     st, blocks = _blocks(X, Y, S=3, C=0.7, kernel="linear")
     rng = np.random.default_rng(2)
     for _ in range(2):
@@ -232,7 +227,7 @@ def test_cached_plane_passes_keep_the_dual_feasible_and_the_gap_exact():
 def test_the_solver_certifies_its_gap_with_cached_passes():
     # the fit (passes with inference, each followed by cached-plane passes) stops on the
     # exact gap: a brute-force gap of the returned state is <= tol * primal
-    X, Y = _chains(n=12, S=3, d=3, seed=12, max_len=4)
+    X, Y = random_chains(n=12, S=3, d=3, seed=12, max_len=4)
     assert ChainBlocks(_blocks(X, Y, S=3, C=1.0, kernel="linear")[0]).cached_passes > 0
     kept = {}
     finish = ChainBlocks.finish
@@ -254,7 +249,7 @@ def test_the_solver_certifies_its_gap_with_cached_passes():
 def test_chain_cutting_planes_need_no_working_set_gram():
     # the chain path of solver="cutting_plane" keeps w itself (no Gram of the working set,
     # which a 1 kB cache_size could not hold) and certifies the same optimum as BCFW
-    X, Y = _chains(n=25, S=3, d=3, seed=13, max_len=5)
+    X, Y = random_chains(n=25, S=3, d=3, seed=13, max_len=5)
     kw = dict(kernel="linear", C=1.0, tol=1e-4, max_iter=500, random_state=0)
     cp = StructuredSVM(ChainOracle(3, loss="hamming"), solver="cutting_plane",
                        cache_size=1e-3, **kw).fit(X, Y)
@@ -268,8 +263,8 @@ def test_chain_cutting_planes_need_no_working_set_gram():
 def test_cached_passes_only_where_the_scores_are_cheap():
     # dense features wider than the states (Nystroem-like) or a cached kernel: the scores
     # cost more than the inference, so no cached-plane pass and 10 steps a visit
-    X, Y = _chains(n=6, S=3, d=3, seed=14, max_len=4)
+    X, Y = random_chains(n=6, S=3, d=3, seed=14, max_len=4)
     assert _blocks(X, Y, S=3, C=1.0, kernel="linear")[1].cached_passes == 3
     assert _blocks(X, Y, S=3, C=1.0, kernel="rbf")[1].cached_passes == 0
-    X, Y = _chains(n=6, S=3, d=13, seed=14, max_len=4)
+    X, Y = random_chains(n=6, S=3, d=13, seed=14, max_len=4)
     assert _blocks(X, Y, S=3, C=1.0, kernel="linear")[1].cached_passes == 0

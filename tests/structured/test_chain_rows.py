@@ -10,12 +10,7 @@ from kernelkit.structured._chain_rows import GroupRows, group_parts
 from kernelkit.structured._dual import DualState
 from kernelkit.structured._field import UnaryField
 
-
-def _chains(n, S, d, seed, max_len):
-    rng = np.random.default_rng(seed)
-    Y = [rng.integers(0, S, size=rng.integers(1, max_len + 1)) for _ in range(n)]
-    X = [np.c_[y + 0.9 * rng.normal(size=len(y)), rng.normal(size=(len(y), d - 1))] for y in Y]
-    return X, Y
+from .chains import random_chains
 
 
 def _blocks(X, Y, S, C, cache_size):
@@ -32,7 +27,7 @@ def _rows_budget(N, rows):
 
 
 def test_chunked_rows_take_the_cached_steps():
-    X, Y = _chains(n=40, S=4, d=3, seed=0, max_len=7)
+    X, Y = random_chains(n=40, S=4, d=3, seed=0, max_len=7)
     st_c, cached = _blocks(X, Y, S=4, C=1.5, cache_size=64)
     N = len(st_c.Z)
     st_s, chunked = _blocks(X, Y, S=4, C=1.5, cache_size=_rows_budget(N, 12))
@@ -62,7 +57,7 @@ def test_chunked_rows_take_the_cached_steps():
 @pytest.mark.filterwarnings("ignore::kernelkit.exceptions.ConvergenceWarning")
 def test_chunked_fit_predicts_as_the_cached_fit(monkeypatch):
     monkeypatch.setattr(_chain_bcfw, "_GROUP_SWEEPS", 1)
-    X, Y = _chains(n=30, S=3, d=3, seed=3, max_len=6)
+    X, Y = random_chains(n=30, S=3, d=3, seed=3, max_len=6)
     N = sum(map(len, Y))
     kw = dict(kernel=RBF(1.0), C=1.0, random_state=0, max_iter=40)
     cached = StructuredSVM(ChainOracle(3, loss="hamming"), **kw).fit(X, Y)
@@ -76,7 +71,7 @@ def test_chunked_fit_predicts_as_the_cached_fit(monkeypatch):
 
 
 def test_chunked_mode_holds_no_n_by_n_array():
-    X, Y = _chains(n=60, S=4, d=3, seed=5, max_len=8)
+    X, Y = random_chains(n=60, S=4, d=3, seed=5, max_len=8)
     N = sum(map(len, Y))
     st, blocks = _blocks(X, Y, S=4, C=1.0, cache_size=_rows_budget(N, 20))
     for _ in range(2):
@@ -90,7 +85,7 @@ def test_chunked_mode_holds_no_n_by_n_array():
 
 
 def test_group_rows_are_the_kernel_rows():
-    X, Y = _chains(n=25, S=3, d=4, seed=7, max_len=6)
+    X, Y = random_chains(n=25, S=3, d=4, seed=7, max_len=6)
     parts = np.concatenate(X)
     lengths = np.array([len(y) for y in Y])
     offsets = np.concatenate([[0], np.cumsum(lengths)])
@@ -114,7 +109,7 @@ def test_group_rows_are_the_kernel_rows():
 
 def test_group_sweeps_reach_the_same_optimum():
     # more visits a pass within a group are feasible ascent steps: same optimum, certified
-    X, Y = _chains(n=30, S=3, d=3, seed=4, max_len=6)
+    X, Y = random_chains(n=30, S=3, d=3, seed=4, max_len=6)
     N = sum(map(len, Y))
     kw = dict(kernel=RBF(1.0), C=1.0, random_state=0, tol=1e-6, max_iter=2000)
     cached = StructuredSVM(ChainOracle(3, loss="hamming"), **kw).fit(X, Y)
