@@ -28,6 +28,8 @@ class RowsView(NamedTuple):
     """What a numba loop reads of a row cache (one argument; numba types it as a tuple of
     arrays, CPython reads the same attributes in the interpreted twins of the loops).
 
+    Attributes
+    ----------
     data : ndarray (n_slots, n_columns), float32 or float64
         The rows held; row ``r`` is ``data[slot_of[r]]`` when ``slot_of[r] >= 0``.
     slot_of : ndarray (n_rows,) int64
