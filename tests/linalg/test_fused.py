@@ -144,3 +144,26 @@ def test_rbf_tiles_far_from_the_origin_stay_finite():
     out = KernelOperator(k, X, C) @ V
     assert np.isfinite(out).all()
     np.testing.assert_allclose(out, k(X, C) @ V, rtol=1e-6)
+
+
+
+def test_rbf_tiles_clip_only_where_the_rounding_bound_can_matter():
+    # the clip at 0 is a second pass over every tile: typical rows skip it (their exponent's
+    # rounding is bounded far below EXP_ROUNDING_SLACK), rows far from 0 keep it
+    from kernelkit.kernels import _distances as dist
+
+    rng = np.random.default_rng(3)
+    near = rng.normal(size=(200, 16))
+    for X in (near, near.astype(np.float32)):
+        f = RBF(1.0).tile_factors(X)
+        assert f.apply is dist.tile_exp
+        T = f.A @ f.B.T
+        bound = f.A.shape[1] * np.finfo(X.dtype).eps * 2 * np.max(f.A[:, -2])
+        assert T.max() <= bound <= dist.EXP_ROUNDING_SLACK  # the bound holds here
+        np.testing.assert_allclose(KernelOperator(RBF(1.0), X) @ np.ones(200),
+                                   RBF(1.0)(X) @ np.ones(200), rtol=1e-5)
+    far = (rng.normal(size=(50, 3)) * 1e8).astype(np.float32)
+    assert RBF(1.0).tile_factors(far).apply is dist.tile_exp_clipped
+    wide = rng.normal(size=(50, 784)).astype(np.float32) * 3  # M ~ 7,000: bound ~ 0.7
+    assert RBF(1.0).tile_factors(wide).apply is dist.tile_exp_clipped
+    assert RBF(1.0).tile_factors(wide.astype(np.float64)).apply is dist.tile_exp

@@ -30,6 +30,8 @@ __all__ = [
     "exp_sine_1d_and_derivatives",
     "centre_pair",
     "tile_exp",
+    "tile_exp_clipped",
+    "exp_tile_map",
     "tile_l1",
     "tile_matern",
     "tile_neg_exp",
@@ -487,11 +489,39 @@ def rbf_and_derivative(D: np.ndarray, length_scale: float):
 
 
 def tile_exp(T):
-    """``T <- exp(min(T, 0))`` (T holds -||x - y||^2 / 2 of the RBF's factor rows: <= 0 but
-    for the rounding of the expansion, which for x = y far from 0 in float32 is positive and
-    large enough to make exp overflow)."""
+    """``T <- exp(T)`` (T holds -||x - y||^2 / 2 of the RBF's factor rows, whose rounding
+    :func:`exp_tile_map` bounds)."""
+    np.exp(T, out=T)
+
+
+def tile_exp_clipped(T):
+    """``T <- exp(min(T, 0))``: :func:`tile_exp` for rows whose expansion can round far above
+    0 (float32 rows ~1e8 from the origin: -||x - x||^2 / 2 ~ +1e9, and exp overflowed)."""
     np.minimum(T, 0.0, out=T)
     np.exp(T, out=T)
+
+
+#: largest bound on the exponent's rounding for which the tiles skip the clip at 0 (their
+#: entries are then at most exp(1e-3) for x = y; far below it for typical data)
+EXP_ROUNDING_SLACK = 1e-3
+
+
+def exp_tile_map(A: np.ndarray, B: np.ndarray):
+    """:func:`tile_exp`, or :func:`tile_exp_clipped` where the rounding of ``A B^T`` (the
+    :func:`augmented` rows) could lift the exponent above ``EXP_ROUNDING_SLACK``.
+
+    Each product sums d + 2 terms of magnitude at most ||x||^2 + ||y||^2 <= 2 M (M the
+    largest squared row norm), so its rounding error is at most gamma_{d+2} 2 M with
+    gamma_k = k u / (1 - k u) (Higham 2002, eq. 3.5); the true exponent is <= 0. The clip
+    is a second pass over every tile (~20% of a float64 RBF product), so it runs only where
+    the bound says it can matter.
+    """
+    if len(A) == 0 or len(B) == 0:
+        return tile_exp
+    k, u = A.shape[1], float(np.finfo(A.dtype).eps) / 2
+    M = max(float(np.max(A[:, -2])), -2.0 * float(np.min(B[:, -1])))  # max ||x||^2, ||y||^2
+    gamma = k * u / (1.0 - k * u)
+    return tile_exp if gamma * 2.0 * M <= EXP_ROUNDING_SLACK else tile_exp_clipped
 
 
 def tile_l1(A, B, out):

@@ -22,7 +22,7 @@ import numpy as np
 from sklearn.base import clone
 
 from .._core.memory import require_memory
-from ._distances import tile_exp
+from ._distances import tile_exp, tile_exp_clipped
 from ._params import Hyperparameter, Parametrized, _as_float_array, _n_rows, refuse_sparse
 
 __all__ = ["Kernel", "Hyperparameter", "TileFactors", "ALGEBRA"]
@@ -158,7 +158,8 @@ class Kernel(Parametrized):
         True
         """
         f = self.tile_factors(X, Y)
-        return (f.A, f.B) if f is not None and f.pair is None and f.apply is tile_exp else None
+        exp_map = f is not None and f.pair is None and f.apply in (tile_exp, tile_exp_clipped)
+        return (f.A, f.B) if exp_map else None
 
     def sparse_row_products(self, X):
         """For sparse X, an object whose ``into(out, rows, slots)`` writes rows of K(X, X)

@@ -204,7 +204,8 @@ class RBF(_LengthScaleKernel):
         if not _dense_pair(X, Y):
             return None
         # exp(A B^T) = K (so exp_factors gives A, B), rows centred as _exponent's
-        return TileFactors(*self._exp_rows(*dist.centre_pair(X, Y)), None, dist.tile_exp)
+        A, B = self._exp_rows(*dist.centre_pair(X, Y))
+        return TileFactors(A, B, None, dist.exp_tile_map(A, B))
 
     def sparse_row_products(self, X):
         """Rows of exp(-||x - y||^2 / (2 l^2)) for sparse X from its columns: gamma
