@@ -1,0 +1,50 @@
+"""benchmarks/before_after.py: an earlier commit's kernelkit beside this one, in one process.
+
+The tool's numbers are measurements (not tested here); what is tested is that "old" really
+runs the exported commit's code under the name ``kernelkit`` and "new" this tree's, so that
+a before/after list compares what it says it compares.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SCRIPT = """
+import sys, tempfile
+from pathlib import Path
+sys.path.insert(0, {root!r})
+from benchmarks.before_after import Versions, export_old
+tmp = Path(tempfile.mkdtemp())
+export_old("HEAD", tmp)
+left = [p for p in (tmp / "kernelkit_old").rglob("*.py")
+        if "from kernelkit." in p.read_text() or "import kernelkit\\n" in p.read_text()]
+assert not left, left  # every absolute import renamed
+v = Versions(tmp)
+v.use("old")
+import kernelkit.linalg as a
+from kernelkit._core.threads import blas_threads as f_old
+import kernelkit.datasets as d  # a package again (its own spec kept)
+assert d.__spec__.submodule_search_locations, d.__spec__
+v.use("new")
+import kernelkit.linalg as b
+from kernelkit._core.threads import blas_threads as f_new
+v.use("old")
+import kernelkit.linalg as c
+print(a.__name__, b.__name__, c is a, f_old.__module__, f_new.__module__)
+"""
+
+
+def test_old_and_new_kernelkit_alternate_in_one_process():
+    if not (ROOT / ".git").exists():
+        pytest.skip("needs the repository's history (git archive HEAD)")
+    out = subprocess.run([sys.executable, "-c", SCRIPT.format(root=str(ROOT))], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["kernelkit_old.linalg", "kernelkit.linalg", "True",
+                                  "kernelkit_old._core.threads", "kernelkit._core.threads"]
