@@ -3,7 +3,9 @@
 A loop reads rows through :class:`RowsView` and :func:`take_row` (compiled, and as the
 CPython twin that small problems run); Python fetches what the loop asks for. The rows read
 must be K's rows, eviction must stay within the slots and never drop the row a step read
-first, and ``restrict(cols)`` must give ``K[r, cols]`` and reuse the rows held.
+first, and ``restrict(cols)`` must give ``K[r, cols]`` (the block ``K[cols][:, cols]`` in
+column order when it fits the budget) and reuse the rows held, and with ``in_place`` the
+storage of the restriction it narrows.
 """
 
 from __future__ import annotations
@@ -169,3 +171,61 @@ def test_resume_entry_runs_the_same_compiled_loop():
     np.testing.assert_allclose(out, RBF(0.9)(_X())[order], atol=1e-12)
     twin = interpreted(_read)
     assert resume_entry(twin, args) is twin  # a CPython twin is called as it is
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("mode", ["dense", "lazy"])
+def test_a_restriction_that_fits_is_the_compact_block_in_column_order(mode, dtype):
+    # every row held (a whole matrix): the m x m block K[cols][:, cols], row c in slot c,
+    # copied from the rows (none formed) - what the multiclass solver reads as a matrix
+    rows = _rows(mode, dtype)
+    rows.matrix()
+    cols = np.array([0, 3, 4, 11, 20, 21, 39], dtype=np.int64)
+    sub = rows.restrict(cols)
+    assert sub.mode == "lazy" and sub.data.shape == (len(cols), len(cols))
+    assert sub.data.flags.c_contiguous and sub.n_computed == 0
+    np.testing.assert_array_equal(sub.slot_of, np.arange(len(cols)))
+    np.testing.assert_array_equal(sub.data, rows.data[np.ix_(cols, cols)])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_restriction_in_place_equals_the_direct_one_in_the_same_storage(dtype):
+    rows = _rows("dense", dtype)
+    K = rows.matrix()
+    rng = np.random.default_rng(5)
+    cols = np.sort(rng.choice(N, 31, replace=False))
+    sub = rows.restrict(cols)
+    store, cap = sub.data.base, sub.capacity
+    for m in (23, 9, 1):  # shrinking: narrowed where it lies, no new storage
+        cols = np.sort(rng.choice(cols, m, replace=False))
+        sub = rows.restrict(cols, sub, in_place=True)
+        assert sub.capacity == cap and np.shares_memory(sub.data, store)
+        assert sub.n_computed == 0 and np.all(sub.slot_of == np.arange(m))
+        np.testing.assert_array_equal(sub.data, K[np.ix_(cols, cols)])
+        np.testing.assert_array_equal(sub.data, rows.restrict(cols).data)
+    # columns that are not among the last ones (examples back from a refresh): copied
+    # from the full rows, into the same storage while it is large enough, else a new one
+    for m, same in ((31, True), (35, False)):
+        cols = np.sort(rng.choice(N, m, replace=False))
+        sub = rows.restrict(cols, sub, in_place=True)
+        assert np.shares_memory(sub.data, store) == same
+        np.testing.assert_array_equal(sub.data, K[np.ix_(cols, cols)])
+
+
+def test_restriction_in_place_keeps_the_rows_it_holds_only():
+    # a lazy restriction of cached rows holds some rows; narrowed in place, the others are
+    # formed when asked (at the columns only), the rows held keep their values
+    rows = _rows("lru", np.float64)  # 6 slots of 40: room for a 15 x 15 block
+    K = RBF(0.9)(_X())
+    cols = np.arange(0, 30, 2, dtype=np.int64)
+    for r in (0, 4, 8):
+        rows.fetch(r)
+    sub = rows.restrict(cols)
+    assert sub.mode == "lazy" and sub.n_computed == 0
+    sub.fetch(5)  # kernel row 10, formed at the columns
+    fewer = cols[[0, 2, 5, 7, 9]]  # rows 0 (held), 4 (held), 10 (formed), 14, 18
+    again = rows.restrict(fewer, sub, in_place=True)
+    np.testing.assert_array_equal(again.slot_of, [0, 1, 2, -1, -1])
+    out = _drive(again, np.arange(len(fewer), dtype=np.int64), _read)
+    np.testing.assert_allclose(out, K[np.ix_(fewer, fewer)], atol=1e-12)
+    assert again.n_computed == 2  # rows 14 and 18 only

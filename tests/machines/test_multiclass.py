@@ -127,18 +127,34 @@ def test_score_updates_and_compaction_equal_dense_products(in_order):
     np.testing.assert_array_equal(out, K[np.ix_(loc, loc)])
 
 
-def test_compaction_in_place_equals_the_sub_block():
-    # a compact block compacted again where it lies (rows and columns loc, increasing)
-    from kernelkit.solvers.multiclass_cd import _compact_within
+@pytest.mark.parametrize("loss", LOSSES)
+def test_compact_blocks_are_restrictions_of_the_rows_in_one_storage(loss, monkeypatch):
+    # the compact blocks are KernelRows.restrict's (in place: the first block's storage
+    # serves every later shrink that fits it), and the solve is the same, bit for bit,
+    # from the rows or from their matrix
+    from kernelkit.linalg import KernelRows, as_kernel_rows
+    from kernelkit.solvers import multiclass_cd
 
-    rng = np.random.default_rng(5)
-    K = rng.normal(size=(40, 40))
-    for m in (40, 23, 1):
-        loc = np.sort(rng.choice(K.shape[0], m, replace=False))
-        flat = K.ravel().copy()
-        _compact_within(flat, K.shape[0], loc)
-        np.testing.assert_array_equal(flat[: m * m].reshape(m, m), K[np.ix_(loc, loc)])
-        K = K[np.ix_(loc, loc)]
+    monkeypatch.setattr(multiclass_cd, "_COMPACT_BELOW", 1.0)
+    blocks = []
+    restrict = KernelRows.restrict
+
+    def spy(self, cols, previous=None, *, in_place=False):
+        out = restrict(self, cols, previous, in_place=in_place)
+        np.testing.assert_array_equal(out.data, K[np.ix_(cols, cols)])
+        blocks.append((in_place, out.capacity, out.data.base))
+        return out
+
+    monkeypatch.setattr(KernelRows, "restrict", spy)
+    X, y = _blobs(n=120, k=4, seed=3)
+    K = rbf_kernel(X, gamma=0.5)
+    a = solve_multiclass_cd(as_kernel_rows(K), y, 4, C=1.3, loss=loss, tol=1e-12,
+                            max_iter=20_000)
+    assert len(blocks) > 1 and all(b[0] for b in blocks)
+    assert len({id(b[2]) for b in blocks}) == len({b[1] for b in blocks})  # grown only
+    b = solve_multiclass_cd(K, y, 4, C=1.3, loss=loss, tol=1e-12, max_iter=20_000)
+    np.testing.assert_array_equal(a.coef, b.coef)
+    assert a.n_iter == b.n_iter and a.history == b.history
 
 
 def test_large_kernels_are_held_in_float32(monkeypatch):

@@ -219,12 +219,14 @@ class KernelRows(SlotCache):
         for a solver whose active set has shrunk (see :class:`ColumnRows`)."""
         return ColumnRows(self, cols)
 
-    def restrict(self, cols, previous: RestrictedRows | None = None) -> RestrictedRows:
+    def restrict(self, cols, previous: RestrictedRows | None = None, *,
+                 in_place: bool = False) -> RestrictedRows:
         """A cache of the same rows at the columns ``cols`` only (sorted, distinct), with
         the memory of this one; rows held here (and by ``previous``, an earlier
         restriction of these rows) are copied in, not formed again. For a solver whose
-        active set has shrunk (see :class:`RestrictedRows`)."""
-        return RestrictedRows(self, cols, previous)
+        active set has shrunk (see :class:`RestrictedRows`; ``in_place``: into the storage
+        of ``previous``, which is then spent)."""
+        return RestrictedRows(self, cols, previous, in_place)
 
     def matrix(self) -> np.ndarray:
         """The whole matrix K (every row formed once; needs ``dense`` storage)."""
@@ -328,7 +330,7 @@ class ColumnRows:
 
 
 class RestrictedRows(SlotCache):
-    """Rows of a :class:`KernelRows` at the columns ``cols`` only, an LRU cache of its own
+    """Rows of a :class:`KernelRows` at the columns ``cols`` only, a cache of its own
     (the same :class:`~kernelkit.linalg.row_cache.SlotCache`, hence the same view).
 
     Row ``c`` here is kernel row ``cols[c]`` at ``cols``: once shrinking has left a fraction
@@ -337,22 +339,39 @@ class RestrictedRows(SlotCache):
     variables to the front of its rows for this). The rows already held (by ``previous``,
     most recently used first, then by the full rows) are narrowed in one pass; the others
     are formed at those columns only (:class:`ColumnRows`). ``diag`` is ``K[cols, cols]``.
-    The slots take as much memory as the full rows were given.
+    The slots take as much memory as the full rows were given: when the m x m block fits
+    in it, the mode is ``"lazy"`` (row c in slot c: ``data`` is ``K[np.ix_(cols, cols)]``
+    in column order once every row is held, as it is at once when the full rows hold
+    them), else ``"lru"``.
+
+    ``in_place=True`` takes over the storage of ``previous`` (which is then spent: its
+    rows are overwritten): a lazy restriction to a subset of its columns is narrowed where
+    it lies (no second block beside it; the multiclass solver's later shrinks), another
+    one is written into that storage when it is large enough (:attr:`capacity`).
     """
 
-    mode = "lru"
-
-    def __init__(self, rows: KernelRows, cols, previous: RestrictedRows | None = None):
+    def __init__(self, rows: KernelRows, cols, previous: RestrictedRows | None = None,
+                 in_place: bool = False):
         m = len(cols)
         self.rows, self.at = rows, rows.columns(cols)
         self.cols, self.pos = self.at.cols, self.at.pos  # kernel row -> its column, or -1
         self.diag = np.ascontiguousarray(rows.diag[self.cols])
         budget = rows.data.nbytes
         n_slots = int(min(m, max(2, budget // max(1, m * rows.dtype.itemsize))))
-        self.data = row_store((n_slots, m), rows.dtype)
+        self.mode = "lazy" if n_slots == m else "lru"  # lazy: row c in slot c
+        full = self.mode == "lazy" and bool(np.all(rows.slot_of[self.cols] >= 0))
+        store = previous._store if in_place and previous is not None else None
+        if store is None or store.dtype != rows.dtype or store.shape[0] < n_slots * m:
+            store = row_store((n_slots * m,), rows.dtype, populate=full)  # written whole
+        self._store = store  # flat: a later restriction in place reuses it
+        self.data = store[: n_slots * m].reshape(n_slots, m)
         self._init_slots(m, n_slots)
         self._free = 0
-        if previous is not None:
+        # previous's rows serve when cols are among its columns (a shrink)
+        among = previous is not None and bool(np.all(previous.pos[self.cols] >= 0))
+        if among and store is previous._store:
+            self._narrow(previous)
+        elif among:
             have = np.flatnonzero(previous.row_of_slot >= 0)
             have = have[np.argsort(-previous.last_used[have], kind="stable")]
             c = self.pos[previous.cols[previous.row_of_slot[have]]]
@@ -361,24 +380,44 @@ class RestrictedRows(SlotCache):
         c = np.flatnonzero((held >= 0) & (self.slot_of < 0))
         self._take(rows.data, held[c], c, self.cols)
 
+    @property
+    def capacity(self) -> int:
+        """Entries of the storage (a restriction ``in_place`` of ``m`` columns that fits
+        the budget reuses it when ``m * m <= capacity``)."""
+        return int(self._store.shape[0])
+
+    def _narrow(self, previous: RestrictedRows) -> None:
+        """This restriction written over ``previous``'s block in the same storage (``cols``
+        among its columns), where both are lazy (row c in slot c); else nothing is taken
+        from it (its storage may be overwritten as it is read)."""
+        loc = previous.pos[self.cols]  # increasing, as both ``cols`` are sorted
+        if previous.mode != "lazy" or self.mode != "lazy":
+            return
+        _narrow_in_place(self._store, previous.n_slots, loc)
+        c = np.flatnonzero(previous.slot_of[loc] >= 0)  # rows held there are held here
+        self._placed(c, c, computed=False)
+
     def _take(self, source, source_slots, positions, columns) -> None:
-        """Rows ``source[source_slots]`` at ``columns`` into free slots, as rows
-        ``positions`` here (as many as there are free slots)."""
-        k = min(len(positions), self.n_slots - self._free)
+        """Rows ``source[source_slots]`` at ``columns`` as rows ``positions`` here, into
+        their own slots (lazy) or free ones (as many as there are)."""
+        lazy = self.mode == "lazy"
+        k = len(positions) if lazy else min(len(positions), self.n_slots - self._free)
         if k <= 0:
             return
-        slots = np.arange(self._free, self._free + k)
+        slots = positions[:k] if lazy else np.arange(self._free, self._free + k)
         gather_rows(source, np.ascontiguousarray(source_slots[:k], dtype=np.int64),
-                    np.ascontiguousarray(columns, dtype=np.int64), self.data, slots,
-                    work=k * len(columns))
+                    np.ascontiguousarray(columns, dtype=np.int64), self.data,
+                    np.ascontiguousarray(slots, dtype=np.int64), work=k * len(columns))
         self._placed(positions[:k], slots, computed=False)
-        self._free += k
+        self._free += 0 if lazy else k
 
     def fetch(self, c: int) -> None:
         """Make row ``c`` (kernel row ``cols[c]`` at ``cols``) available."""
         if self.slot_of[c] >= 0:
             return
-        if self._free < self.n_slots:  # slots never used fill in order (no argmin)
+        if self.mode == "lazy":  # its own slot
+            s = c
+        elif self._free < self.n_slots:  # slots never used fill in order (no argmin)
             s = self._free
             self._free += 1
         else:
@@ -419,6 +458,20 @@ def gather_rows(source, source_rows, columns, out, out_rows):  # pragma: no cove
         dst = out[out_rows[q]]
         for c in range(columns.shape[0]):
             dst[c] = src[columns[c]]
+
+
+@njit(cache=True)
+def _narrow_in_place(flat, m_old, loc):  # pragma: no cover - numba
+    """``B[loc][:, loc]`` written over ``B = flat[:m_old^2].reshape(m_old, m_old)``, as
+    ``flat[:m^2]``; ``loc`` increasing, so that each entry's write position q m + c is at
+    most its read position loc[q] m_old + loc[c], and both increase: no entry still to be
+    read is overwritten."""
+    m = loc.shape[0]
+    for q in range(m):
+        src = loc[q] * m_old
+        dst = q * m
+        for c in range(m):
+            flat[dst + c] = flat[src + loc[c]]
 
 
 @njit(cache=True)

@@ -40,7 +40,7 @@ from .._core.validation import (
 )
 from ..kernels import resolve_kernel
 from ..linalg import as_rows, fits_in_memory, is_precomputed
-from ..linalg.rows import KernelRows
+from ..linalg.rows import KernelRows, as_kernel_rows
 from ..losses.multiclass import CrammerSinger, MulticlassLoss, WestonWatkins
 
 __all__ = ["MulticlassSVM"]
@@ -234,10 +234,11 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
         kernel = clone(kernel) if kernel is self.kernel else kernel
         rows = as_rows(X, kernel=kernel, fit=True)  # a precomputed K: its rows, square
         if is_precomputed(kernel):
-            K = X.toarray() if sp.issparse(X) else np.ascontiguousarray(X)
+            K = as_kernel_rows(X.toarray() if sp.issparse(X) else np.ascontiguousarray(X))
         else:
-            # K computed once, by row blocks into memory on small pages (the first write
-            # of fresh huge pages costs several times more here): float64 up to
+            # kernel rows with room for K, which the solver forms once (matrix()) by row
+            # blocks into memory on small pages (the first write of fresh huge pages
+            # costs several times more here) and restricts as it shrinks: float64 up to
             # _WIDE_KERNEL_ROWS rows, else float32 as libsvm's kernel cache (half the
             # time to form K and to read its rows; the solver keeps scores and alpha in
             # float64, and its duality gap is that of the problem with this K)
@@ -245,8 +246,7 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
                     and fits_in_memory(X.shape[0] ** 2 * 8))
             require_memory(X.shape[0] ** 2 * (8 if wide else 4),
                            f"The {X.shape[0]} x {X.shape[0]} kernel")
-            K = KernelRows(kernel, X, dense=True,
-                           dtype=np.float64 if wide else np.float32).fetch_all()
+            K = KernelRows(kernel, X, dense=True, dtype=np.float64 if wide else np.float32)
         seed = np.random.RandomState(self.random_state).randint(2**31) \
             if not isinstance(self.random_state, numbers.Integral) else self.random_state
         with progress_bar(self.verbose, total=max_iter, desc="MulticlassSVM") as bar:

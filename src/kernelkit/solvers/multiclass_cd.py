@@ -36,10 +36,13 @@ active examples. Two things cut that reading (on letters, 16,000 examples and 26
 they halve the fit):
 
 - once shrinking leaves at most ``_COMPACT_BELOW`` of the held block active, the kernel
-  among the active examples is copied into a compact block, whose rows are then read
-  whole instead of gathered from rows of length n; later shrinks compact that block where
-  it lies, and a refresh keeps it when no shrunk example comes back (the examples that
-  come back need rows of K: the block is then copied from K again, into the same store);
+  among the active examples is the kernel rows' restriction to their columns
+  (:meth:`KernelRows.restrict <kernelkit.linalg.KernelRows.restrict>`: an m x m block in
+  column order, as it fits the memory of K), whose rows are then read whole instead of
+  gathered from rows of length n; later shrinks restrict it again in place (narrowed
+  where it lies: no second block beside it), and a refresh keeps it when no shrunk
+  example comes back (the examples that come back need rows of K: the block is then
+  copied from K again, into the same storage while it is large enough);
 - after each pass the ``_WORKING_SET_SHARE`` of the active examples with the largest gap
   terms (the largest KKT violations: on letters the top fifth holds 75-85% of the gap) is
   solved on its own, ``_WORKING_SET_PASSES`` sweeps on the kernel among them, and the
@@ -56,12 +59,11 @@ import numpy as np
 from numba import njit, prange
 
 from .._core.interpreted import pick
-from .._core.memory import row_store
 from .._core.result import Result
 from .._core.twin import twin
 from ..exceptions import ConvergenceWarning
 from ..linalg.blocks import fits_in_memory
-from ..linalg.rows import KernelRows, gather_rows
+from ..linalg.rows import KernelRows, as_kernel_rows, gather_rows
 from ..losses.multiclass import MulticlassLoss, block_step
 
 __all__ = ["solve_multiclass_cd", "multiclass_dual_objective"]
@@ -218,20 +220,6 @@ def _scores_sparse(K, sv, cls, val, cols, out):  # pragma: no cover - numba
             out[j, t] += acc[j]
 
 
-@njit(cache=True)
-def _compact_within(flat, m_old, loc):  # pragma: no cover - numba
-    """``Kb[loc][:, loc]`` written over ``Kb = flat[:m_old^2].reshape(m_old, m_old)``, as
-    ``flat[:m^2]``; ``loc`` increasing, so that each entry's write position q m + c is at
-    most its read position loc[q] m_old + loc[c], and both increase: no entry still to be
-    read is overwritten."""
-    m = loc.shape[0]
-    for q in range(m):
-        src = loc[q] * m_old
-        dst = q * m
-        for c in range(m):
-            flat[dst + c] = flat[src + loc[c]]
-
-
 def _scores(K, A, cols):
     """``(K alpha)[cols].T``, shape (n_classes, len(cols)), from the nonzeros of alpha."""
     sv, cls = np.nonzero(A)
@@ -246,15 +234,16 @@ def _scores(K, A, cols):
 
 class _Active:
     """The active examples ``idx``, their live scores ``F[:, t] = (K alpha)_{idx[t]}`` and
-    the kernel among them: ``idx[t]`` at row and column ``loc[t]`` of ``Kb``, which is K or
-    a compact copy (module notes) in ``store``, owned here and compacted in place."""
+    the kernel among them: ``idx[t]`` at row and column ``loc[t]`` of ``Kb``, which is
+    ``K = rows.matrix()`` or the compact block (module notes), the data of ``block``:
+    ``rows`` restricted to the columns it had active then, row c in slot c."""
 
-    def __init__(self, K, A):
-        self.K = K
+    def __init__(self, rows, K, A):
+        self.rows, self.K = rows, K
         self.idx = self.loc = np.arange(K.shape[0])
         self.F = _scores(K, A, self.idx)
         self.Kb = K
-        self.store = None  # flat buffer holding the compact block, once made
+        self.block = None  # the RestrictedRows of the compact block, once made
 
     @property
     def in_order(self) -> bool:
@@ -287,17 +276,16 @@ class _Active:
             self.loc = self.idx
 
     def _compact(self) -> None:
-        m = self.loc.shape[0]
-        if self.Kb is not self.K:  # our own block: compacted where it lies
-            _compact_within(self.store, self.Kb.shape[0], self.loc)
-        else:
-            if self.store is None or self.store.shape[0] < m * m:
-                if not fits_in_memory(m * m * self.K.dtype.itemsize):
-                    return  # rows keep being gathered from K
-                self.store = row_store((m * m,), self.K.dtype, populate=True)
-            gather_rows(self.K, self.loc, self.loc, self.store[: m * m].reshape(m, m),
-                        np.arange(m), work=m * m)
-        self.Kb, self.loc = self.store[: m * m].reshape(m, m), np.arange(m)
+        """K among the active examples as the block of ``rows.restrict`` (m x m in column
+        order: it fits the budget of K's rows), in the storage of the last block: narrowed
+        where it lies when the active examples are among its columns, else copied from K
+        (a new storage only when the old one is too small)."""
+        m = self.idx.shape[0]
+        if (self.block is None or self.block.capacity < m * m) and \
+                not fits_in_memory(m * m * self.K.dtype.itemsize):
+            return  # rows keep being gathered from K
+        self.block = self.rows.restrict(self.idx, self.block, in_place=True)
+        self.Kb, self.loc = self.block.data, np.arange(m)
 
 
 # ------------------------------------------------------------------ public API
@@ -341,15 +329,18 @@ def _objectives(lp, kind, y, Cv, A, Fa, active, g):
 
 
 def _check_problem(K, y, n_classes, C, alpha):
-    """``(K, y, C per example)`` validated: a square float K (a KernelRows' whole matrix),
-    class indices, C >= 0."""
-    K = K.matrix() if isinstance(K, KernelRows) else np.asarray(K)
+    """``(rows, K, y, C per example)`` validated: kernel rows (a matrix given is wrapped)
+    and their whole matrix K, square and float, class indices, C >= 0."""
+    rows = K if isinstance(K, KernelRows) else None
+    K = rows.matrix() if rows is not None else np.asarray(K)
     if K.dtype not in (np.float32, np.float64):
         K = K.astype(np.float64)
     K = np.ascontiguousarray(K)
     n = K.shape[0]
     if K.ndim != 2 or K.shape[1] != n:
         raise ValueError(f"K must be a square (n, n) matrix; got shape {K.shape}.")
+    if rows is None or K is not rows.data:  # the compact blocks are restricted from K
+        rows = as_kernel_rows(K)
     y = np.ascontiguousarray(y, dtype=np.int64)
     if y.shape != (n,) or n_classes < 2 or (n and (y.min() < 0 or y.max() >= n_classes)):
         raise ValueError("y must hold n class indices in 0 .. n_classes - 1, n_classes >= 2.")
@@ -362,11 +353,11 @@ def _check_problem(K, y, n_classes, C, alpha):
     Cv = np.broadcast_to(np.asarray(1.0 if C is None else C, dtype=np.float64), (n,)).copy()
     if not np.all(np.isfinite(Cv)) or np.any(Cv < 0):
         raise ValueError("C must be finite and >= 0 (and > 0 as a scalar).")
-    return K, y, Cv
+    return rows, K, y, Cv
 
 
 def solve_multiclass_cd(
-    K: np.ndarray,
+    K: KernelRows | np.ndarray,
     y: np.ndarray,
     n_classes: int,
     C: float | np.ndarray | None = None,
@@ -384,10 +375,10 @@ def solve_multiclass_cd(
 
     Parameters
     ----------
-    K : ndarray of shape (n, n), float64 or float32, or KernelRows
-        Symmetric PSD kernel matrix of the training points (float32 halves memory; the
-        scores and dual variables stay float64), or kernel rows with storage for the whole
-        matrix (:meth:`KernelRows.matrix <kernelkit.linalg.KernelRows.matrix>` is read).
+    K : KernelRows, or ndarray of shape (n, n), float64 or float32
+        Kernel rows with room for the whole matrix (read whole, ``matrix()``, and
+        restricted to the active examples, ``restrict``), or the symmetric PSD matrix
+        (``as_kernel_rows`` wraps it); float32 halves memory (scores and alpha: float64).
     y : array of int of shape (n,)
         Class indices in ``0 .. n_classes - 1``.
     n_classes : int
@@ -433,8 +424,8 @@ def solve_multiclass_cd(
     (True, (60, 3))
     """
     kind = _loss_kind(loss)
-    K, y, Cv = _check_problem(K, y, n_classes, C, alpha)
-    res = _ascend(kind, K, y, Cv, _start(coef_init, K.shape[0], n_classes), tol, max_iter,
+    rows, K, y, Cv = _check_problem(K, y, n_classes, C, alpha)
+    res = _ascend(kind, rows, K, y, Cv, _start(coef_init, K.shape[0], n_classes), tol, max_iter,
                   shrinking, np.random.default_rng(random_state), callback)
     if not res.converged:
         warnings.warn(
@@ -455,13 +446,13 @@ def _start(coef_init, n, n_classes):
     return A
 
 
-def _ascend(kind, K, y, Cv, A, tol, max_iter, shrinking, rng, callback) -> Result:
+def _ascend(kind, rows, K, y, Cv, A, tol, max_iter, shrinking, rng, callback) -> Result:
     """Passes of block coordinate ascent on ``A`` (in place), shrinking as the module notes
     say, until the relative gap of all examples is at most ``tol`` or ``max_iter`` passes."""
     n = K.shape[0]
     lp = _loops(n)
     diag = np.ascontiguousarray(np.diag(K), dtype=np.float64)
-    st = _Active(K, A)  # the active examples, their scores and the kernel among them
+    st = _Active(rows, K, A)  # the active examples, their scores and the kernel among them
     g = np.zeros(n)
     history = []
     converged = False
