@@ -375,10 +375,8 @@ def solve_multiclass_cd(
 
     Parameters
     ----------
-    K : KernelRows, or ndarray of shape (n, n), float64 or float32
-        Kernel rows with room for the whole matrix (read whole, ``matrix()``, and
-        restricted to the active examples, ``restrict``), or the symmetric PSD matrix
-        (``as_kernel_rows`` wraps it); float32 halves memory (scores and alpha: float64).
+    K : KernelRows (room for the whole matrix: ``matrix()``, then ``restrict``), or the
+        symmetric PSD ndarray (n, n), float64 or float32 (half the memory; alpha: float64).
     y : array of int of shape (n,)
         Class indices in ``0 .. n_classes - 1``.
     n_classes : int
