@@ -154,17 +154,19 @@ def compare(path: str, threshold: float = 1.15) -> None:
         r = json.loads(line)
         key = (r["bench"], r["row"])
         if key not in rows:
-            rows[key], _ = {"old": [], "new": []}, order.append(key)
+            rows[key] = {"old": [], "new": []}
+            order.append(key)
         if r["ours"] is not None:
             rows[key][r["which"]].append(r["ours"])
     print("| bench | row | old s | new s | new/old |\n|---|---|---|---|---|")
     for key in order:
         o, n = rows[key]["old"], rows[key]["new"]
-        if not o or not n:
-            print(f"| {key[0]} | {key[1]} | {len(o) and statistics.median(o) or '—'} | "
-                  f"{len(n) and statistics.median(n) or '—'} | — |")
+        mo = statistics.median(o) if o else None
+        mn = statistics.median(n) if n else None
+        if mo is None or mn is None or mo <= 0:  # a row one version lacks (or untimed)
+            print(f"| {key[0]} | {key[1]} | {mo if mo is not None else '—'} | "
+                  f"{mn if mn is not None else '—'} | — |")
             continue
-        mo, mn = statistics.median(o), statistics.median(n)
         flag = " (re-check)" if mn > threshold * mo else ""
         print(f"| {key[0]} | {key[1]} | {mo:.4g} | {mn:.4g} | {mn / mo:.2f}{flag} |")
 
