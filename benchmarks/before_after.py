@@ -10,14 +10,15 @@ the old code; the new modules are put back for "new". Private modules that moved
 (``kernelkit._core.X``, formerly ``kernelkit._X``) are mapped too.
 
 Each version's numba code is compiled and cached on its first use, so time a bench only
-after a run that compiled it (``--warm`` runs the benches at quick sizes first, for both).
+after a run that compiled it (``--warm`` runs the benches at quick sizes first, for both;
+``--old-dir`` keeps the earlier tree, and so its compiled code, for the next run).
 Rows whose medians differ by more than 15% are flagged; re-check such a row with its
 fit alone, old and new alternating several times, before calling it a change.
 
 Usage::
 
     python -m benchmarks.before_after REV kpca,gp [--warm] [--quick] [--rounds N]
-        [--out results.jsonl]
+        [--out results.jsonl] [--old-dir DIR]
     python -m benchmarks.before_after --compare results.jsonl
 """
 
@@ -179,6 +180,8 @@ def main(argv=None) -> int:
     p.add_argument("--warm", action="store_true", help="quick runs of both versions first")
     p.add_argument("--rounds", type=int, default=1, help="alternations (old/new, new/old...)")
     p.add_argument("--out", default="before_after.jsonl")
+    p.add_argument("--old-dir", metavar="DIR",
+                   help="keep the earlier tree (and its numba cache) in DIR and reuse it")
     p.add_argument("--compare", metavar="JSONL", help="print the table of a results file")
     args = p.parse_args(argv)
     if args.compare:
@@ -188,8 +191,11 @@ def main(argv=None) -> int:
         p.error("give REV and BENCHES, or --compare FILE")
     sys.path.insert(0, str(ROOT))
     with tempfile.TemporaryDirectory(prefix="kk-before-") as tmp:
-        export_old(args.rev, Path(tmp))
-        versions = Versions(Path(tmp))
+        old = Path(args.old_dir) if args.old_dir else Path(tmp)
+        if not (old / _OLD).is_dir():  # an --old-dir already holding the export is reused
+            old.mkdir(parents=True, exist_ok=True)
+            export_old(args.rev, old)
+        versions = Versions(old)
         benches = args.benches.split(",")
         if args.warm:
             run(versions, benches, ["old", "new"], True, open(os.devnull, "w"))
