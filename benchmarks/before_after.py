@@ -65,6 +65,15 @@ def export_old(rev: str, dest: Path) -> None:
             path.write_text(new, encoding="utf-8")
 
 
+def prepare_old(rev: str, dest: Path) -> Path:
+    """``dest`` holding ``rev``'s tree as ``kernelkit_old``: exported unless already there (a
+    kept ``--old-dir`` is reused with the numba cache its earlier runs compiled)."""
+    if not (dest / _OLD).is_dir():
+        dest.mkdir(parents=True, exist_ok=True)
+        export_old(rev, dest)
+    return dest
+
+
 class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """While ``active``, ``kernelkit.X`` imports resolve to ``kernelkit_old.X``."""
 
@@ -191,11 +200,7 @@ def main(argv=None) -> int:
         p.error("give REV and BENCHES, or --compare FILE")
     sys.path.insert(0, str(ROOT))
     with tempfile.TemporaryDirectory(prefix="kk-before-") as tmp:
-        old = Path(args.old_dir) if args.old_dir else Path(tmp)
-        if not (old / _OLD).is_dir():  # an --old-dir already holding the export is reused
-            old.mkdir(parents=True, exist_ok=True)
-            export_old(args.rev, old)
-        versions = Versions(old)
+        versions = Versions(prepare_old(args.rev, Path(args.old_dir or tmp)))
         benches = args.benches.split(",")
         if args.warm:
             run(versions, benches, ["old", "new"], True, open(os.devnull, "w"))

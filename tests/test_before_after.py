@@ -48,3 +48,22 @@ def test_old_and_new_kernelkit_alternate_in_one_process():
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split() == ["kernelkit_old.linalg", "kernelkit.linalg", "True",
                                   "kernelkit_old._core.threads", "kernelkit._core.threads"]
+
+
+def test_a_kept_old_dir_is_reused_not_exported_again(tmp_path):
+    if not (ROOT / ".git").exists():
+        pytest.skip("needs the repository's history (git archive HEAD)")
+    sys.path.insert(0, str(ROOT))
+    try:
+        from benchmarks.before_after import prepare_old
+    finally:
+        sys.path.remove(str(ROOT))
+    dest = prepare_old("HEAD", tmp_path / "old")
+    init = dest / "kernelkit_old" / "__init__.py"
+    assert init.is_file()
+    marker = dest / "kernelkit_old" / "__pycache__" / "compiled.marker"  # a cache file
+    marker.parent.mkdir(exist_ok=True)
+    marker.write_text("kept")
+    init.write_text(init.read_text() + "# edited\n")
+    assert prepare_old("HEAD", dest) == dest
+    assert marker.read_text() == "kept" and init.read_text().endswith("# edited\n")
