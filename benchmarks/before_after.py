@@ -67,10 +67,19 @@ def export_old(rev: str, dest: Path) -> None:
 
 def prepare_old(rev: str, dest: Path) -> Path:
     """``dest`` holding ``rev``'s tree as ``kernelkit_old``: exported unless already there (a
-    kept ``--old-dir`` is reused with the numba cache its earlier runs compiled)."""
-    if not (dest / _OLD).is_dir():
-        dest.mkdir(parents=True, exist_ok=True)
-        export_old(rev, dest)
+    kept ``--old-dir`` is reused with the numba cache its earlier runs compiled). The commit
+    is recorded in ``dest/REV``; a folder holding another commit is refused, not reused."""
+    commit = subprocess.run(["git", "rev-parse", "--verify", f"{rev}^{{commit}}"], cwd=ROOT,
+                            check=True, capture_output=True, text=True).stdout.strip()
+    if (dest / _OLD).is_dir():
+        held = (dest / "REV").read_text().strip() if (dest / "REV").is_file() else "unknown"
+        if held != commit:
+            raise SystemExit(f"{dest} holds commit {held}, not {rev} ({commit}); give another "
+                             "--old-dir or remove it.")
+        return dest
+    dest.mkdir(parents=True, exist_ok=True)
+    export_old(commit, dest)
+    (dest / "REV").write_text(commit + "\n")
     return dest
 
 

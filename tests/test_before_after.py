@@ -67,3 +67,17 @@ def test_a_kept_old_dir_is_reused_not_exported_again(tmp_path):
     init.write_text(init.read_text() + "# edited\n")
     assert prepare_old("HEAD", dest) == dest
     assert marker.read_text() == "kept" and init.read_text().endswith("# edited\n")
+
+
+def test_a_kept_old_dir_of_another_commit_is_refused(tmp_path):
+    if not (ROOT / ".git").exists():
+        pytest.skip("needs the repository's history (git archive HEAD)")
+    sys.path.insert(0, str(ROOT))
+    try:
+        from benchmarks.before_after import prepare_old
+    finally:
+        sys.path.remove(str(ROOT))
+    dest = prepare_old("HEAD", tmp_path / "old")
+    (dest / "REV").write_text("0" * 40 + "\n")  # as if exported from another commit
+    with pytest.raises(SystemExit, match="holds commit 0000"):
+        prepare_old("HEAD", dest)
