@@ -55,11 +55,14 @@ def test_precomputed_kernel_equals_the_kernel(cls, cache_size):
     X = rng.normal(size=(30, 2)) + np.c_[y, -y]
     Xt = rng.normal(size=(10, 2))
     kw = dict(random_state=0, cache_size=cache_size)
-    kw.update(max_iter=10, tol=0.0) if cls is StructuredSVM else None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)  # a fixed pass budget
-        a = cls(MulticlassOracle(), kernel=RBF(1.0), **kw).fit(X, y)
-        b = cls(MulticlassOracle(), kernel="precomputed", **kw).fit(RBF(1.0)(X), y)
+    # the SVM to a tight gap: kernel rows formed on demand (cache_size=0) round differently
+    # from the precomputed matrix in the last bit, which can flip a tie between a block's
+    # corners and so the path of the pairwise steps, not the optimum
+    kw.update(max_iter=1000, tol=1e-12) if cls is StructuredSVM else None
+    a = cls(MulticlassOracle(), kernel=RBF(1.0), **kw).fit(X, y)
+    b = cls(MulticlassOracle(), kernel="precomputed", **kw).fit(RBF(1.0)(X), y)
     Kt = RBF(1.0)(Xt, X)
-    np.testing.assert_allclose(b.decision_function(Kt), a.decision_function(Xt), atol=1e-12)
+    if cls is StructuredSVM:
+        assert a.converged_ and b.converged_
+    np.testing.assert_allclose(b.decision_function(Kt), a.decision_function(Xt), atol=1e-9)
     np.testing.assert_array_equal(b.predict(Kt), a.predict(Xt))

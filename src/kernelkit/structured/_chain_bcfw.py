@@ -645,11 +645,7 @@ class ChainBlocks:
                      self.count, self.grams, self.gram_at, self.have_gram)
         return sc, bl
 
-    #: no iterate averaging: every pass takes pairwise steps (linear convergence)
-    averaging = False
-
-    def run_pass(self, order: np.ndarray, pairwise: bool = True, oracle: bool = True,
-                 keep: bool = False) -> float:
+    def run_pass(self, order: np.ndarray, oracle: bool = True, keep: bool = False) -> float:
         """One visit (pairwise steps, :func:`_run_pass`) per example in ``order``; returns
         the sum of the blocks' Frank-Wolfe gaps at their latest visits (an estimate of the
         duality gap, each block's taken at its visit). ``oracle=False``: cached-plane visits

@@ -118,7 +118,7 @@ class DualState:
         return 0.5 * wsq + self.C * float(H.sum()), float(self.ell.sum()) - 0.5 * wsq
 
     def get_state(self) -> list:
-        """Copies of everything that defines (alpha, w): for iterate averaging."""
+        """Copies of everything that defines (alpha, w): the best certified iterate."""
         return self.field.get_state() + [self.w_tau.copy(), self.tau_blk.copy(),
                                          self.ell.copy(), [a.copy() for a in self.ws_alpha]]
 

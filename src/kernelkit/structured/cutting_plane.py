@@ -266,7 +266,7 @@ def _solve_chain(st: DualState, *, max_iter: int, tol: float, rng, verbose=0) ->
             if added:  # nothing added: solve the same planes to 0.1 tol P
                 eps_gap = max(eps_gap, _INNER_FRACTION * (primal - dual))
             for _ in range(_MAX_INNER):  # the restricted dual, to a gap <= eps_gap
-                reached = blocks.run_pass(rng.permutation(n), True, oracle=False,
+                reached = blocks.run_pass(rng.permutation(n), oracle=False,
                                           keep=True) <= eps_gap
                 if reached:
                     break

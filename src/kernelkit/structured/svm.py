@@ -53,8 +53,8 @@ class StructuredSVM(JointKernelModel):
         most 4 ``n_states`` nonzero features a part, each such pass is followed by 3 passes
         within the working sets only (no inference; Shah et al. 2015's multi-plane BCFW),
         and ``max_iter`` counts the passes with inference.
-        Otherwise the solution is the weighted average of the pass
-        iterates (rho_k = 2/(k+2)) and after 50 passes the steps become pairwise.
+        Other oracles take one pairwise step per visit (mass moves from the block's worst
+        output carrying mass to the loss-augmented argmax), from the first pass.
         Memory beyond the kernel cache: the working set's alphas only.
         ``"cutting_plane"``: n-slack cutting planes; each iteration adds every example's
         most violated output (when it beats the example's slack) and re-solves the dual
