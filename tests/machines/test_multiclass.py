@@ -79,6 +79,34 @@ def test_shrinking_float32_and_order_reach_the_same_optimum(loss):
     assert abs(r32.info["dual_objective"] - ref.info["dual_objective"]) < 1e-4
 
 
+@pytest.mark.parametrize("loss", LOSSES)
+def test_float32_scores_stop_on_a_gap_of_fresh_scores(loss, monkeypatch):
+    # a float32 K at a loose tol keeps float32 running scores; they drift by rounding, so
+    # the stopping test forms them again from alpha: the reported gap, objectives and
+    # scores are those of K alpha (up to float32 rounding), and the optimum that of float64
+    from kernelkit.solvers import multiclass_cd
+
+    X, y = _blobs(n=300, k=4, seed=2)
+    K = rbf_kernel(X, gamma=0.5)
+    C, tol = 2.0, 1e-3
+    made = []  # the dtypes of the scores formed again for the stopping test
+    monkeypatch.setattr(multiclass_cd._Active, "refresh",
+                        lambda self, A, every=False, f=multiclass_cd._Active.refresh:
+                        (made.append(self.F.dtype) if every else None) or f(self, A, every))
+    r32 = solve_multiclass_cd(K.astype(np.float32), y, 4, C=C, loss=loss, tol=tol)
+    assert r32.converged and made and all(d == np.float32 for d in made)
+    F = K.astype(np.float32).astype(np.float64) @ r32.coef
+    np.testing.assert_allclose(r32.info["scores"], F, atol=1e-5)
+    P = 0.5 * np.sum(r32.coef * F) + C * sum(loss_value(y[i], F[i], loss) for i in range(len(y)))
+    D = multiclass_dual_objective(K, y, r32.coef)
+    assert (P - D) <= 1.01 * tol * P
+    count = len(made)
+    ref = solve_multiclass_cd(K.astype(np.float32), y, 4, C=C, loss=loss, tol=1e-10,
+                              max_iter=20_000)
+    assert ref.converged and len(made) == count  # a tight tol keeps float64 scores
+    assert abs(D - ref.info["dual_objective"]) <= tol * P
+
+
 @functools.cache
 def _reference_optimum(loss):
     """The dense QP's optimum of the schedule test's problem (SLSQP on 480 variables, 15-30 s:

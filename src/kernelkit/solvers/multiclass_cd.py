@@ -75,6 +75,9 @@ _FULL_EVERY = 2  # every other pass sweeps all active examples
 _WORKING_SET_SHARE = 0.3  # after each pass, the 30% of the active examples with the largest
 _WORKING_SET_PASSES = 5  # gap terms are swept 5 times on their own (_solve_working_set)
 _LOSSES = {"crammer_singer": 0, "weston_watkins": 1}
+# with a float32 K, the live scores are float32 too when tol is at least this (their
+# rounding, ~1e-7 of a score per update, drifts to ~1e-5 over a fit: far below such a gap)
+_FLOAT32_SCORES_TOL = 1e-4
 
 
 # ------------------------------------------------------------------ passes (numba)
@@ -107,9 +110,10 @@ def _pass(kind, Kb, loc, in_order, diag, y, Cv, A, Fa, active, order):  # pragma
     v = np.empty(n_cls)
     a = np.empty(n_cls)
     d = np.empty(n_cls)
+    dF = np.empty(n_cls, Fa.dtype)  # d in the scores' precision (float32 SIMD lanes)
     lo = np.empty(n_cls)
     hi = np.empty(n_cls)
-    buf = np.empty(0 if in_order else n_act)
+    buf = np.empty(0 if in_order else n_act, Fa.dtype)
     gain = 0.0
     n_changed = 0
     for t in order:
@@ -126,6 +130,7 @@ def _pass(kind, Kb, loc, in_order, diag, y, Cv, A, Fa, active, order):  # pragma
         lin = 0.0
         for j in range(n_cls):
             d[j] = a[j] - A[i, j]
+            dF[j] = d[j]
             changed = changed or d[j] != 0.0
             dd += d[j] * d[j]
             lin += d[j] * Fa[j, t]
@@ -137,7 +142,7 @@ def _pass(kind, Kb, loc, in_order, diag, y, Cv, A, Fa, active, order):  # pragma
         n_changed += 1
         # F_j += d_j K[:, i] on the active examples (K symmetric: row i), the few changed
         # classes only; this reads the row once a pass, and the pass is bound by that read
-        _add_row(Kb[loc[t]], loc, in_order, d, Fa, buf)
+        _add_row(Kb[loc[t]], loc, in_order, dF, Fa, buf)
     return gain, n_changed
 
 
@@ -165,7 +170,7 @@ def _add_row(Ki, loc, in_order, d, Fa, buf):  # pragma: no cover - numba
 def _add_changes(Kb, loc, in_order, rows, dA, Fa):  # pragma: no cover - numba
     """``Fa[j, u] += sum_q dA[q, j] Kb[rows[q], loc[u]]``: the scores of the active examples
     after the blocks at kernel rows ``rows`` changed by ``dA`` (as :func:`_pass` does it)."""
-    buf = np.empty(0 if in_order else loc.shape[0])
+    buf = np.empty(0 if in_order else loc.shape[0], Fa.dtype)
     for q in range(rows.shape[0]):
         if np.any(dA[q] != 0.0):  # an unchanged block's row is not read
             _add_row(Kb[rows[q]], loc, in_order, dA[q], Fa, buf)
@@ -210,7 +215,7 @@ def _shrinkable(A, Fa, active, y, out):  # pragma: no cover - numba
 @twin
 def _scores_sparse(K, sv, cls, val, cols, out):  # pragma: no cover - numba
     # out[:, t] = sum over nonzeros (i, j, a) of alpha: a K[cols[t], i] into class j, summed
-    # in a local column (out[:, t] is strided)
+    # in a local float64 column (out[:, t] is strided)
     for t in prange(cols.shape[0]):
         Kl = K[cols[t]]
         acc = np.zeros(out.shape[0])
@@ -220,13 +225,15 @@ def _scores_sparse(K, sv, cls, val, cols, out):  # pragma: no cover - numba
             out[j, t] += acc[j]
 
 
-def _scores(K, A, cols):
-    """``(K alpha)[cols].T``, shape (n_classes, len(cols)), from the nonzeros of alpha."""
+def _scores(K, A, cols, dtype=np.float64):
+    """``(K alpha)[cols].T``, shape (n_classes, len(cols)), in ``dtype``, from the nonzeros
+    of alpha (summed in float64). Bound by reading the rows ``K[cols]``: a GEMM of gathered
+    rows reads the same bytes and took as long."""
     sv, cls = np.nonzero(A)
     # np.nonzero's index arrays can be strided views: contiguous copies (a few ints) keep
     # one compiled signature instead of one per layout
     sv, cls = np.ascontiguousarray(sv), np.ascontiguousarray(cls)
-    out = np.zeros((A.shape[1], cols.shape[0]))
+    out = np.zeros((A.shape[1], cols.shape[0]), dtype)
     _scores_sparse(K, sv, cls, A[sv, cls], np.ascontiguousarray(cols, dtype=np.int64), out,
                    work=len(cols) * len(sv))
     return out
@@ -238,10 +245,12 @@ class _Active:
     ``K = rows.matrix()`` or the compact block (module notes), the data of ``block``:
     ``rows`` restricted to the columns it had active then, row c in slot c."""
 
-    def __init__(self, rows, K, A):
+    def __init__(self, rows, K, A, dtype):
         self.rows, self.K = rows, K
         self.idx = self.loc = np.arange(K.shape[0])
-        self.F = _scores(K, A, self.idx)
+        # the live scores in ``dtype``: float32 (with a float32 K) halves their traffic and
+        # doubles the SIMD lanes of the sweeps; their drift is removed before stopping
+        self.F = _scores(K, A, self.idx, dtype)
         self.Kb = K
         self.block = None  # the RestrictedRows of the compact block, once made
 
@@ -260,17 +269,17 @@ class _Active:
         if self.idx.shape[0] <= _COMPACT_BELOW * self.Kb.shape[0]:
             self._compact()
 
-    def refresh(self, A) -> None:
-        """Every example active, the shrunk ones with scores recomputed from the nonzeros
-        of alpha; Kb kept, its rows known for the examples that were active (``loc = -1``
-        for the others, until :meth:`keep`)."""
+    def refresh(self, A, every: bool = False) -> None:
+        """Every example active, the shrunk ones (``every``: all) with scores recomputed
+        from the nonzeros of alpha; Kb kept, its rows known for the examples that were
+        active (``loc = -1`` for the others, until :meth:`keep`)."""
         n = self.K.shape[0]
-        F = np.empty((A.shape[1], n))
+        F = np.empty((A.shape[1], n), self.F.dtype)
         F[:, self.idx] = self.F
         loc = np.full(n, -1)
         loc[self.idx] = self.loc
-        idle = np.flatnonzero(loc < 0)
-        F[:, idle] = _scores(self.K, A, idle)
+        idle = np.arange(n) if every else np.flatnonzero(loc < 0)
+        F[:, idle] = _scores(self.K, A, idle, F.dtype)
         self.idx, self.F, self.loc = np.arange(n), F, loc
         if self.Kb is self.K:
             self.loc = self.idx
@@ -450,7 +459,8 @@ def _ascend(kind, rows, K, y, Cv, A, tol, max_iter, shrinking, rng, callback) ->
     n = K.shape[0]
     lp = _loops(n)
     diag = np.ascontiguousarray(np.diag(K), dtype=np.float64)
-    st = _Active(rows, K, A)  # the active examples, their scores and the kernel among them
+    # the active examples, their scores and the kernel among them
+    st = _Active(rows, K, A, K.dtype if tol >= _FLOAT32_SCORES_TOL else np.float64)
     g = np.zeros(n)
     history = []
     converged = False
@@ -463,11 +473,14 @@ def _ascend(kind, rows, K, y, Cv, A, tol, max_iter, shrinking, rng, callback) ->
             lp.block_pass(kind, st.Kb, st.loc, st.in_order, diag, y, Cv, A, st.F, st.idx,
                           rng.permutation(st.idx.shape[0]))
         primal, dual, rel = _objectives(lp, kind, y, Cv, A, st.F, st.idx, g)
-        if st.idx.shape[0] < n and (rel <= tol or n_iter - refreshed >= _REFRESH_EVERY):
+        drift = st.F.dtype != np.float64  # float32 live scores drift by rounding
+        if (rel <= tol and drift) or (st.idx.shape[0] < n and (
+                rel <= tol or n_iter - refreshed >= _REFRESH_EVERY)):
             refreshed = n_iter
             # the shrunk examples' losses were assumed zero: check them with fresh scores
-            # (alpha_i = 0 there, so only their loss terms change); violators come back
-            st.refresh(A)
+            # (alpha_i = 0 there, so only their loss terms change); violators come back.
+            # Before stopping on float32 scores, all of them are formed again
+            st.refresh(A, every=rel <= tol and drift)
             primal, dual, rel = _objectives(lp, kind, y, Cv, A, st.F, st.idx, g)
         gap = max(primal - dual, 0.0)
         history.append(rel)
@@ -482,7 +495,7 @@ def _ascend(kind, rows, K, y, Cv, A, tol, max_iter, shrinking, rng, callback) ->
     if st.idx.shape[0] < n:
         st.refresh(A)
     info = {"dual_objective": dual, "primal_objective": primal, "gap": gap,
-            "relative_gap": rel, "scores": np.ascontiguousarray(st.F.T),
+            "relative_gap": rel, "scores": np.ascontiguousarray(st.F.T, dtype=np.float64),
             "n_active": int(st.idx.shape[0])}
     return Result(coef=A, n_iter=n_iter, converged=converged, history=history, info=info)
 
@@ -507,7 +520,7 @@ def _solve_working_set(lp, kind, st, diag, y, Cv, A, ws, rng):
     for _ in range(_WORKING_SET_PASSES):
         lp.block_pass(kind, Kw, np.arange(m), True, diag, y, Cv, A, Fw, sub,
                       rng.permutation(m))
-    lp.add_changes(st.Kb, st.loc, st.in_order, lw, A[sub] - before, st.F)
+    lp.add_changes(st.Kb, st.loc, st.in_order, lw, (A[sub] - before).astype(st.F.dtype), st.F)
 
 
 def _shrink(lp, A, st, y) -> None:
