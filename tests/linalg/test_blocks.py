@@ -71,6 +71,25 @@ def test_kept_blocks_give_the_same_products():
     assert len(kept._kept) == 8 and formed._kept is None
 
 
+def test_rows_normal_sums_do_not_depend_on_the_strips():
+    # kept blocks are read in one call, formed ones a strip (a multiple of 8 rows) at a
+    # time: the same sums bit for bit, the last rows (not a group of four) included
+    from kernelkit.linalg.fused import _rows_normal
+
+    rng = np.random.default_rng(7)
+    T, v, u = rng.normal(size=(203, 37)), rng.normal(size=37), rng.normal(size=203)
+    whole = np.zeros(37)
+    _rows_normal(T, v, u, whole)
+    strips = np.zeros(37)
+    for s in range(0, 203, 16):
+        _rows_normal(T[s:s + 16], v, u[s:s + 16], strips)
+    np.testing.assert_array_equal(strips, whole)
+    np.testing.assert_allclose(whole, T.T @ (T @ v + u), rtol=1e-12)
+    no_u = np.zeros(37)
+    _rows_normal(T, v, np.empty(0), no_u)
+    np.testing.assert_allclose(no_u, T.T @ (T @ v), rtol=1e-12)
+
+
 def test_kept_blocks_taller_than_a_strip_give_the_same_products():
     # blocks of 1024 rows x 500 columns: a strip of the fused products is 128 rows or
     # fewer (half the L2 cache), so a block is several strips. Kept blocks were multiplied
