@@ -208,18 +208,21 @@ def _normal_part(plan: TilePlan, rows: slice, Vt, U, acc_dtype, strip: int,
     """``sum_I K[I]^T W[I]`` over the strips ``I`` of ``rows`` in order, with
     ``W[I] = K[I] V + U[I]`` (``Vt=None``: ``W = U``); each strip formed once, or read from
     ``values`` (the rows' kernel values formed by :func:`block_values`, kept). A vector V
-    goes row by row (:func:`_rows_normal`), so kept values are read in one call and give
-    the sums of the strips formed one at a time, bit for bit (strips of the block's
-    BLAS-sized products read kept values at 1.6x the time of whole-block products)."""
+    (or one column) goes row by row (:func:`_rows_normal`), so kept values are read in one
+    call and give the sums of the strips formed one at a time, bit for bit (strips of the
+    block's BLAS-sized products read kept values at 1.6x the time of whole-block products)."""
     m = plan.shape[1]
     like = Vt if Vt is not None else U
     part = np.zeros((m,) + like.shape[1:], dtype=acc_dtype)
-    vector = Vt is not None and part.ndim == 1 and part.dtype == np.float64
+    # a vector V, or one column (CG's iterates): row by row into part's one column
+    vector = (Vt is not None and part.dtype == np.float64
+              and (Vt.ndim == 1 or Vt.shape[1] == 1))
     if vector:
-        v = Vt
-        u = np.ascontiguousarray(U[rows]) if U is not None else np.empty(0, plan.dtype)
+        v, acc = np.ascontiguousarray(Vt).reshape(-1), part.reshape(-1)  # views
+        u = (np.ascontiguousarray(U[rows]).reshape(-1) if U is not None
+             else np.empty(0, plan.dtype))
         if values is not None:  # kept: every row of the block in one pass
-            _rows_normal(values[rows], v, u, part)
+            _rows_normal(values[rows], v, u, acc)
             return part
     scratch = (np.empty((min(strip, rows.stop - rows.start), m), dtype=plan.dtype)
                if values is None else None)
@@ -229,7 +232,7 @@ def _normal_part(plan: TilePlan, rows: slice, Vt, U, acc_dtype, strip: int,
         s = slice(rows.start + s.start, rows.start + s.stop)
         T = plan.tile(s, every, scratch) if values is None else values[s]
         if vector:
-            _rows_normal(T, v, u[r] if u.shape[0] else u, part)
+            _rows_normal(T, v, u[r] if u.shape[0] else u, acc)
             continue
         if Vt is None:
             W = np.asarray(U[s], dtype=plan.dtype)
@@ -241,13 +244,15 @@ def _normal_part(plan: TilePlan, rows: slice, Vt, U, acc_dtype, strip: int,
     return part
 
 
-@njit(cache=True, nogil=True, fastmath=True)
+@njit(cache=True, nogil=True)
 def _rows_normal(T, v, u, part):  # pragma: no cover - numba
     """``part += T_i (T_i . v + u_i)`` for the rows i of ``T`` in order, four at a time
     (one pass over v and one over part per four rows; ``u`` empty: no u), without the GIL
     (the block threads run it). The sums depend on the rows' order and on where the groups
     of four start only: strips whose heights are multiples of 4, read one after another,
-    give the sums of their rows in one call, bit for bit."""
+    give the sums of their rows in one call, bit for bit. No fastmath: reassociated sums
+    would depend on the arrays' alignment (the vector loop's peeled first elements), and so
+    on the thread count and on kept vs formed storage."""
     m = T.shape[1]
     n = T.shape[0]
     has_u = u.shape[0] > 0
