@@ -24,7 +24,6 @@ sparse rows keep the plain blockwise path of :class:`~kernelkit.linalg.KernelOpe
 Examples
 --------
 >>> import numpy as np
-from numba import njit
 >>> from kernelkit.kernels import RBF
 >>> from kernelkit.linalg.fused import fused_matmul, tile_plan
 >>> rng = np.random.default_rng(0)
