@@ -50,7 +50,8 @@ def test_old_and_new_kernelkit_alternate_in_one_process():
                                   "kernelkit_old._core.threads", "kernelkit._core.threads"]
 
 
-def test_a_kept_old_dir_is_reused_not_exported_again(tmp_path):
+def _prepare_old():
+    """``benchmarks.before_after.prepare_old`` (skips without the repository's history)."""
     if not (ROOT / ".git").exists():
         pytest.skip("needs the repository's history (git archive HEAD)")
     sys.path.insert(0, str(ROOT))
@@ -58,6 +59,11 @@ def test_a_kept_old_dir_is_reused_not_exported_again(tmp_path):
         from benchmarks.before_after import prepare_old
     finally:
         sys.path.remove(str(ROOT))
+    return prepare_old
+
+
+def test_a_kept_old_dir_is_reused_not_exported_again(tmp_path):
+    prepare_old = _prepare_old()
     dest = prepare_old("HEAD", tmp_path / "old")
     init = dest / "kernelkit_old" / "__init__.py"
     assert init.is_file()
@@ -70,13 +76,7 @@ def test_a_kept_old_dir_is_reused_not_exported_again(tmp_path):
 
 
 def test_a_kept_old_dir_of_another_commit_is_refused(tmp_path):
-    if not (ROOT / ".git").exists():
-        pytest.skip("needs the repository's history (git archive HEAD)")
-    sys.path.insert(0, str(ROOT))
-    try:
-        from benchmarks.before_after import prepare_old
-    finally:
-        sys.path.remove(str(ROOT))
+    prepare_old = _prepare_old()
     dest = prepare_old("HEAD", tmp_path / "old")
     (dest / "REV").write_text("0" * 40 + "\n")  # as if exported from another commit
     with pytest.raises(SystemExit, match="holds commit 0000"):
