@@ -84,17 +84,30 @@ class Coregionalization:
             raise ValueError(f"theta must have shape ({self.n_dims},); got {theta.shape}.")
         i = 0
         for k in self.kernels:
-            k.theta = theta[i:i + k.n_dims]
-            i += k.n_dims
+            nk = k.n_dims
+            k.theta = theta[i:i + nk]
+            i += nk
+        self.set_tail(theta[i:])
+
+    def set_tail(self, tail) -> None:
+        """Set the entries of ``theta`` past the kernels' (``vec W_q``, ``log kappa_q``,
+        ``log sigma^2``) and leave the kernels alone: the profiled search's inner steps,
+        thousands per fit, where setting an unchanged kernel's theta was most of the
+        Python time of a step."""
+        tail = np.asarray(tail, dtype=float)
         T = self.n_outputs
+        i = 0
         for q, W in enumerate(self.W):
-            self.W[q] = theta[i:i + W.size].reshape(W.shape).copy()
+            self.W[q] = tail[i:i + W.size].reshape(W.shape).copy()
             i += W.size
             if self.kappa_bounds is not None:
-                self.kappa[q] = np.exp(theta[i:i + T])
+                self.kappa[q] = np.exp(tail[i:i + T])
                 i += T
         if self.noise_bounds is not None:
-            self.noise = np.exp(theta[i:i + T])
+            self.noise = np.exp(tail[i:i + T])
+            i += T
+        if i != tail.shape[0]:
+            raise ValueError(f"the tail of theta has {tail.shape[0]} entries; expected {i}.")
 
     @property
     def n_dims(self) -> int:

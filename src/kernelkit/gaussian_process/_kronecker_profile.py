@@ -55,7 +55,7 @@ def profiled_minimize(params, X, Y, theta0, bounds) -> tuple[np.ndarray, float]:
         eig = kernel_eigen(params.kernels[0], X, Y)
 
         def f(p):
-            params.theta = np.concatenate([theta_k, p])
+            params.set_tail(p)  # the kernel (theta_k) is set above
             lml, grad = kronecker_log_marginal_likelihood(params, X, Y, True, eig=eig,
                                                           kernel_gradient=False)
             return -lml, -grad[nk:]
