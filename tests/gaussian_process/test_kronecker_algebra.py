@@ -4,6 +4,7 @@ whitened system K_x (x) B~ + I, and alpha = K^-1 vec Y, against dense matrices."
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from kernelkit.gaussian_process._coregionalization import Coregionalization
 from kernelkit.gaussian_process._kronecker import kronecker_log_marginal_likelihood
@@ -33,3 +34,26 @@ def test_factors_are_the_whitened_kronecker_system():
     dense = -0.5 * Y.ravel() @ np.linalg.solve(K, Y.ravel()) - 0.5 * logdet \
         - 0.5 * n * T * np.log(2 * np.pi)
     np.testing.assert_allclose(lml, dense, rtol=1e-10)
+
+
+def test_set_tail_sets_what_theta_sets_and_leaves_the_kernel():
+    # the profiled search's inner steps set W, kappa and the noise only (set_tail)
+    rng = np.random.default_rng(3)
+    T = 3
+
+    def params():
+        return Coregionalization([RBF(0.9)], [np.ones((T, 2))], np.full((1, T), 0.5),
+                                 np.full(T, 0.1), BOUNDS, BOUNDS)
+
+    a = params()
+    theta = a.theta + rng.normal(scale=0.1, size=a.n_dims)
+    a.theta = theta
+    c = params()
+    kernel_before = c.kernels[0].theta.copy()
+    c.set_tail(theta[1:])  # theta[0]: the kernel's log length scale
+    np.testing.assert_array_equal(c.kernels[0].theta, kernel_before)
+    np.testing.assert_array_equal(c.theta[1:], a.theta[1:])
+    np.testing.assert_array_equal(c.W[0], a.W[0])
+    np.testing.assert_array_equal(c.noise, a.noise)
+    with pytest.raises(ValueError, match="tail of theta has"):
+        c.set_tail(theta[2:])
