@@ -90,6 +90,29 @@ def test_rows_normal_sums_do_not_depend_on_the_strips():
     np.testing.assert_allclose(no_u, T.T @ (T @ v), rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rows_normal_sums_do_not_depend_on_where_the_rows_lie_in_memory(dtype):
+    # kept blocks and formed strips sit at different addresses: a sum whose order the
+    # compiler chose (vectorized with peeled first elements) changed with the alignment
+    from kernelkit.linalg.fused import _LANES, _rows_normal
+
+    rng = np.random.default_rng(11)
+    m = 3 * _LANES + 7  # whole groups of lanes and a remainder
+    T, v = rng.normal(size=(41, m)).astype(dtype), rng.normal(size=m).astype(dtype)
+    sums = []
+    for offset in range(4):  # the same rows 0-3 elements past an aligned start
+        buf = np.empty(T.size + 4, dtype=dtype)
+        moved = buf[offset:offset + T.size].reshape(T.shape)
+        moved[:] = T
+        part = np.zeros(m)
+        _rows_normal(moved, v, np.empty(0, dtype), part)
+        sums.append(part)
+    for part in sums[1:]:
+        np.testing.assert_array_equal(part, sums[0])
+    T64, v64 = T.astype(np.float64), v.astype(np.float64)
+    np.testing.assert_allclose(sums[0], T64.T @ (T64 @ v64), rtol=1e-11)
+
+
 def test_kept_blocks_taller_than_a_strip_give_the_same_products():
     # blocks of 1024 rows x 500 columns: a strip of the fused products is 128 rows or
     # fewer (half the L2 cache), so a block is several strips. Kept blocks were multiplied
