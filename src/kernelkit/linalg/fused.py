@@ -250,24 +250,27 @@ _LANES = 32
 @njit(cache=True, nogil=True)
 def _rows_normal(T, v, u, part):  # pragma: no cover - numba
     """``part += T_i (T_i . v + u_i)`` for the rows i of ``T`` in order, four at a time
-    (one pass over v and one over part per four rows; ``u`` empty: no u), in float64,
-    without the GIL (the block threads run it).
+    (one pass over v and one over part per four rows; ``u`` empty: no u), into the float64
+    ``part``, without the GIL (the block threads run it).
 
     Each row sum ``T_i . v`` is split over ``_LANES`` lanes by column (column c into lane
     c mod ``_LANES``), which the compiler turns into vector adds, then the lanes are added
-    in order and the columns past the last whole group of lanes one by one. The order of
-    every sum is written out here, so it depends on the rows' order and on where the groups
-    of four start only: strips whose heights are multiples of 4, read one after another,
-    give the sums of their rows in one call, bit for bit. No fastmath: a reduction the
-    compiler reassociates itself depends on the arrays' alignment (the vector loop's peeled
-    first elements), and so on the thread count and on kept vs formed storage. (One sum
-    per row was latency-bound: 4.5x a float32 GEMV pair per strip; the lanes 2x.)"""
+    in order in float64 and the columns past the last whole group of lanes one by one. The
+    lanes and the four rows' combination ``w_0 T_i + ... + w_3 T_i+3`` are in T's dtype
+    (float32 rows: float32 vector arithmetic, within a float32 GEMV's rounding, which sums
+    all columns or all rows in float32; float64 rows: float64). The order of every sum is
+    written out here, so it depends on the rows' order and on where the groups of four
+    start only: strips whose heights are multiples of 4, read one after another, give the
+    sums of their rows in one call, bit for bit. No fastmath: a reduction the compiler
+    reassociates itself depends on the arrays' alignment (the vector loop's peeled first
+    elements), and so on the thread count and on kept vs formed storage. (One float64 sum
+    per row was latency-bound: 4.5x a float32 GEMV pair per strip; now 1.2x.)"""
     m = T.shape[1]
     n = T.shape[0]
     L = _LANES
     whole = (m // L) * L
     has_u = u.shape[0] > 0
-    lanes = np.zeros(4 * L)
+    lanes = np.zeros(4 * L, dtype=T.dtype)
     i = 0
     while i + 4 <= n:
         r0, r1, r2, r3 = T[i], T[i + 1], T[i + 2], T[i + 3]
@@ -275,26 +278,28 @@ def _rows_normal(T, v, u, part):  # pragma: no cover - numba
         for c0 in range(0, whole, L):
             for j in range(L):  # vector adds: lane j of each row
                 c = c0 + j
-                vc = np.float64(v[c])
-                lanes[j] += np.float64(r0[c]) * vc
-                lanes[L + j] += np.float64(r1[c]) * vc
-                lanes[2 * L + j] += np.float64(r2[c]) * vc
-                lanes[3 * L + j] += np.float64(r3[c]) * vc
+                vc = v[c]
+                lanes[j] += r0[c] * vc
+                lanes[L + j] += r1[c] * vc
+                lanes[2 * L + j] += r2[c] * vc
+                lanes[3 * L + j] += r3[c] * vc
         w0, w1 = _lane_sum(lanes, 0, L), _lane_sum(lanes, L, L)
         w2, w3 = _lane_sum(lanes, 2 * L, L), _lane_sum(lanes, 3 * L, L)
         for c in range(whole, m):
             vc = np.float64(v[c])
-            w0 += np.float64(r0[c]) * vc
-            w1 += np.float64(r1[c]) * vc
-            w2 += np.float64(r2[c]) * vc
-            w3 += np.float64(r3[c]) * vc
+            w0 += r0[c] * vc
+            w1 += r1[c] * vc
+            w2 += r2[c] * vc
+            w3 += r3[c] * vc
         if has_u:
             w0 += u[i]
             w1 += u[i + 1]
             w2 += u[i + 2]
             w3 += u[i + 3]
+        # the four rows' weights in T's dtype: one vector combination per column
+        x0, x1, x2, x3 = r0.dtype.type(w0), r0.dtype.type(w1), r0.dtype.type(w2), r0.dtype.type(w3)
         for c in range(m):
-            part[c] += w0 * r0[c] + w1 * r1[c] + w2 * r2[c] + w3 * r3[c]
+            part[c] += x0 * r0[c] + x1 * r1[c] + x2 * r2[c] + x3 * r3[c]
         i += 4
     while i < n:  # the last rows, one at a time
         w = 0.0
@@ -309,7 +314,7 @@ def _rows_normal(T, v, u, part):  # pragma: no cover - numba
 
 @njit(cache=True, inline="always")
 def _lane_sum(lanes, start, L):  # pragma: no cover - numba
-    s = 0.0
+    s = 0.0  # float64
     for j in range(start, start + L):  # in lane order
         s += lanes[j]
     return s
