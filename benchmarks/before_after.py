@@ -125,7 +125,10 @@ class Versions:
         self.alias = _Alias(flat_core=not (old_root / _OLD / "_core").exists())
         sys.meta_path.insert(0, self.alias)
         self.saved = {"old": {}, "new": {}}
-        self.current = None
+        # the process starts with this tree's code: whatever of ours is imported already
+        # (a bench module imported for its data functions) is "new", set aside at the first
+        # switch to "old" (with None it stayed in sys.modules and was taken as the old code)
+        self.current = "new"
 
     @staticmethod
     def _ours(name: str) -> bool:
