@@ -226,9 +226,8 @@ def _normal_part(plan: TilePlan, rows: slice, Vt, U, acc_dtype, strip: int,
     scratch = (np.empty((min(strip, rows.stop - rows.start), m), dtype=plan.dtype)
                if values is None else None)
     every = slice(0, m)
-    for s in block_slices(rows.stop - rows.start, strip):
-        r = s
-        s = slice(rows.start + s.start, rows.start + s.stop)
+    for r in block_slices(rows.stop - rows.start, strip):  # r: within rows, s: in X
+        s = slice(rows.start + r.start, rows.start + r.stop)
         T = plan.tile(s, every, scratch) if values is None else values[s]
         if vector:
             _rows_normal(T, v, u[r] if u.shape[0] else u, acc)
@@ -258,10 +257,11 @@ def _rows_normal(T, v, u, part):  # pragma: no cover - numba
     in order in float64 and the columns past the last whole group of lanes one by one. The
     lanes and the four rows' combination ``w_0 T_i + ... + w_3 T_i+3`` are in T's dtype
     (float32 rows: float32 vector arithmetic, within a float32 GEMV's rounding, which sums
-    all columns or all rows in float32; float64 rows: float64). The order of every sum is
-    written out here, so it depends on the rows' order and on where the groups of four
-    start only: strips whose heights are multiples of 4, read one after another, give the
-    sums of their rows in one call, bit for bit. No fastmath: a reduction the compiler
+    all columns or all rows in float32; float64 rows: float64; the last n mod 4 rows in
+    float64). The order of every sum is written out here, so it depends on the rows'
+    order and on where the groups of four start only: strips whose heights are multiples
+    of 4, read one after another, give the sums of their rows in one call, bit for bit.
+    No fastmath: a reduction the compiler
     reassociates itself depends on the arrays' alignment (the vector loop's peeled first
     elements), and so on the thread count and on kept vs formed storage. (One float64 sum
     per row was latency-bound: 4.5x a float32 GEMV pair per strip; now 1.2x.)"""
