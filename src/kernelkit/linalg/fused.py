@@ -261,10 +261,10 @@ def _rows_normal(T, v, u, part):  # pragma: no cover - numba
     float64). The order of every sum is written out here, so it depends on the rows'
     order and on where the groups of four start only: strips whose heights are multiples
     of 4, read one after another, give the sums of their rows in one call, bit for bit.
-    No fastmath: a reduction the compiler
-    reassociates itself depends on the arrays' alignment (the vector loop's peeled first
-    elements), and so on the thread count and on kept vs formed storage. (One float64 sum
-    per row was latency-bound: 4.5x a float32 GEMV pair per strip; now 1.2x.)"""
+    No fastmath: a reduction the compiler reassociates itself depends on the arrays'
+    alignment (the vector loop's peeled first elements), and so on the thread count and on
+    kept vs formed storage. (One float64 sum per row was latency-bound: 4.5x a float32
+    GEMV pair per strip; now 1.2x.)"""
     m = T.shape[1]
     n = T.shape[0]
     L = _LANES
