@@ -155,6 +155,33 @@ def test_score_updates_and_compaction_equal_dense_products(in_order):
     np.testing.assert_array_equal(out, K[np.ix_(loc, loc)])
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_refreshed_scores_equal_the_dense_product_on_any_thread_count(dtype):
+    # (K alpha)[cols] from the support vectors' rows, chunk by chunk of columns, summed in
+    # float64: equal to the dense product, and the serial and parallel twins agree bit for
+    # bit (each column's sum is in the order of the nonzeros, whatever the threads)
+    from kernelkit.solvers.multiclass_cd import _CHUNK, _scores, _scores_by_rows
+
+    rng = np.random.default_rng(5)
+    n = 2 * _CHUNK + 37  # three chunks, the last one short
+    K = rbf_kernel(rng.normal(size=(n, 3)), gamma=0.3).astype(dtype)
+    A = rng.normal(size=(n, 6)) * (rng.uniform(size=(n, 6)) < 0.15)
+    A[rng.choice(n, n // 2, replace=False)] = 0.0  # non-support rows
+    for cols in (np.arange(n), np.sort(rng.choice(n, 700, replace=False))):
+        expect = (K[cols].astype(np.float64) @ A).T
+        got = _scores(K, A, cols)
+        np.testing.assert_allclose(got, expect, rtol=1e-12, atol=1e-12)
+        sv, cls = np.nonzero(A)
+        rows, starts = np.unique(sv, return_index=True)
+        args = (K, rows.astype(np.int64), np.append(starts, len(sv)).astype(np.int64),
+                cls.astype(np.int64), A[sv, cls], cols.astype(np.int64))
+        seq, par = np.empty((6, len(cols))), np.empty((6, len(cols)))
+        _scores_by_rows.seq(*args, seq)
+        _scores_by_rows.par(*args, par)
+        np.testing.assert_array_equal(seq, par)
+        np.testing.assert_array_equal(seq, got)
+
+
 @pytest.mark.parametrize("loss", LOSSES)
 def test_compact_blocks_are_restrictions_of_the_rows_in_one_storage(loss, monkeypatch):
     # the compact blocks are KernelRows.restrict's (in place: the first block's storage

@@ -176,6 +176,12 @@ def _add_changes(Kb, loc, in_order, rows, dA, Fa):  # pragma: no cover - numba
             _add_row(Kb[rows[q]], loc, in_order, dA[q], Fa, buf)
 
 
+#: columns of one chunk of :func:`_scores_by_rows` (a thread's share: the chunk of the
+#: scores, 26 classes x 512 float64 = 104 KiB, stays in the core's cache while every row
+#: adds to it)
+_CHUNK = 512
+
+
 @njit(cache=True)
 def _gap_terms(kind, y, Cv, A, Fa, active, g):  # pragma: no cover - numba
     # per example: C_i l(y_i, F_i) + <alpha_i, F_i> - alpha_{i y_i} >= 0 (Fenchel-Young);
@@ -213,29 +219,42 @@ def _shrinkable(A, Fa, active, y, out):  # pragma: no cover - numba
 
 
 @twin
-def _scores_sparse(K, sv, cls, val, cols, out):  # pragma: no cover - numba
-    # out[:, t] = sum over nonzeros (i, j, a) of alpha: a K[cols[t], i] into class j, summed
-    # in a local float64 column (out[:, t] is strided)
-    for t in prange(cols.shape[0]):
-        Kl = K[cols[t]]
-        acc = np.zeros(out.shape[0])
-        for q in range(sv.shape[0]):
-            acc[cls[q]] += val[q] * Kl[sv[q]]
-        for j in range(out.shape[0]):
-            out[j, t] += acc[j]
+def _scores_by_rows(K, sv, starts, cls, val, cols, out):  # pragma: no cover - numba
+    # out[j, t] = sum over nonzeros (s, j, a) of alpha: a K[s, cols[t]] (K symmetric), the
+    # nonzeros grouped by row s (sv[r], classes cls[starts[r]:starts[r + 1]]); by chunks of
+    # columns, each summed in float64 in the order of the nonzeros, one vector add per
+    # nonzero (a row's chunk read once)
+    n_cls, m = out.shape
+    for c in prange((m + _CHUNK - 1) // _CHUNK):
+        t0 = c * _CHUNK
+        w = min(m, t0 + _CHUNK) - t0
+        acc = np.zeros((n_cls, w))
+        kr = np.empty(w)
+        for r in range(sv.shape[0]):
+            Ks = K[sv[r]]
+            for t in range(w):
+                kr[t] = Ks[cols[t0 + t]]
+            for q in range(starts[r], starts[r + 1]):
+                a = acc[cls[q]]
+                v = val[q]
+                for t in range(w):
+                    a[t] += v * kr[t]
+        for j in range(n_cls):
+            for t in range(w):
+                out[j, t0 + t] = acc[j, t]
 
 
 def _scores(K, A, cols, dtype=np.float64):
     """``(K alpha)[cols].T``, shape (n_classes, len(cols)), in ``dtype``, from the nonzeros
-    of alpha (summed in float64). Bound by reading the rows ``K[cols]``: a GEMM of gathered
-    rows reads the same bytes and took as long."""
-    sv, cls = np.nonzero(A)
-    # np.nonzero's index arrays can be strided views: contiguous copies (a few ints) keep
-    # one compiled signature instead of one per layout
-    sv, cls = np.ascontiguousarray(sv), np.ascontiguousarray(cls)
-    out = np.zeros((A.shape[1], cols.shape[0]), dtype)
-    _scores_sparse(K, sv, cls, A[sv, cls], np.ascontiguousarray(cols, dtype=np.int64), out,
-                   work=len(cols) * len(sv))
+    of alpha (summed in float64): the rows ``K[s]`` of the support vectors s at the columns
+    ``cols`` (K is symmetric), each read once, times the nonzeros of ``alpha_s``."""
+    sv, cls = np.nonzero(A)  # row-major: grouped by row s, in order
+    rows, starts = np.unique(sv, return_index=True)
+    starts = np.append(starts, len(sv)).astype(np.int64)
+    out = np.empty((A.shape[1], cols.shape[0]), dtype)
+    _scores_by_rows(K, rows.astype(np.int64), starts, np.ascontiguousarray(cls, np.int64),
+                    A[sv, cls], np.ascontiguousarray(cols, dtype=np.int64), out,
+                    work=len(cols) * len(sv))
     return out
 
 
