@@ -212,6 +212,39 @@ def test_compact_blocks_are_restrictions_of_the_rows_in_one_storage(loss, monkey
     assert a.n_iter == b.n_iter and a.history == b.history
 
 
+@pytest.mark.parametrize("loss", LOSSES)
+def test_an_active_set_in_block_order_shrinks_only_into_a_compaction(loss, monkeypatch):
+    # while the active examples are the rows of their block in order (rows read as they
+    # lie), shrinking waits until the drop compacts the block (keep() compacts at
+    # _COMPACT_BELOW of it); after a refresh (examples back, loc < 0) it keeps as before
+    from kernelkit.solvers import multiclass_cd
+
+    keeps, found = [], []
+    keep, shrinkable = multiclass_cd._Active.keep, multiclass_cd._shrinkable
+
+    def keep_spy(self, mask):
+        before = (self.in_order, bool(np.any(self.loc < 0)), self.Kb.shape[0])
+        keep(self, mask)
+        keeps.append(before + (int(np.count_nonzero(mask)), self.in_order))
+
+    def shrinkable_spy(A, Fa, active, y, out):
+        shrinkable(A, Fa, active, y, out)
+        found.append(int(np.count_nonzero(out)))
+
+    monkeypatch.setattr(multiclass_cd._Active, "keep", keep_spy)
+    monkeypatch.setattr(multiclass_cd, "_shrinkable", shrinkable_spy)
+    X, y = _blobs(n=120, k=4, seed=3)
+    K = rbf_kernel(X, gamma=0.5)
+    res = solve_multiclass_cd(K, y, 4, C=1.3, loss=loss, tol=1e-12, max_iter=20_000)
+    assert res.converged
+    assert abs(res.info["dual_objective"] - _reference_optimum(loss)) < 1e-6
+    assert keeps and sum(f > 0 for f in found) > len(keeps)  # some drops waited
+    for in_order, back, rows, kept, in_order_after in keeps:
+        assert back or not in_order or kept <= multiclass_cd._COMPACT_BELOW * rows
+        if in_order and not back:
+            assert in_order_after  # the drop compacted the block
+
+
 def test_large_kernels_are_held_in_float32(monkeypatch):
     # above _WIDE_KERNEL_ROWS rows the estimator solves with K in float32 (libsvm's cache
     # type), up to it in float64; the fit is still that problem's optimum

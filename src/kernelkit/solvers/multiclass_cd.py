@@ -42,7 +42,11 @@ they halve the fit):
   gathered from rows of length n; later shrinks restrict it again in place (narrowed
   where it lies: no second block beside it), and a refresh keeps it when no shrunk
   example comes back (the examples that come back need rows of K: the block is then
-  copied from K again, into the same storage while it is large enough);
+  copied from K again, into the same storage while it is large enough). While the
+  active examples are the block's rows in order, shrinking waits until it can compact
+  the block: dropping a few examples would have every row gathered at their columns
+  (on 10,000 letters a sweep took 1.5x as long gathered; the examples kept meanwhile
+  take a null step each);
 - after each pass the ``_WORKING_SET_SHARE`` of the active examples with the largest gap
   terms (the largest KKT violations: on letters the top fifth holds 75-85% of the gap) is
   solved on its own, ``_WORKING_SET_PASSES`` sweeps on the kernel among them, and the
@@ -547,7 +551,15 @@ def _shrink(lp, A, st, y) -> None:
     rest, so that the examples back from it get their kernel rows)."""
     out = np.zeros(st.idx.shape[0], dtype=np.bool_)
     lp.shrinkable(A, st.F, st.idx, y, out)
-    if out.any() or np.any(st.loc < 0):
+    if np.any(st.loc < 0):
+        st.keep(~out)
+    elif out.any():
+        # an active set in the order of its block (rows read as they lie) is kept whole
+        # until the drop compacts it: a few examples fewer would have every kernel row
+        # gathered instead (a sweep ~1.6x as long on letters)
+        n_keep = st.idx.shape[0] - int(np.count_nonzero(out))
+        if st.in_order and n_keep > _COMPACT_BELOW * st.Kb.shape[0]:
+            return
         st.keep(~out)
 
 
