@@ -548,7 +548,8 @@ def _solve_working_set(lp, kind, st, diag, y, Cv, A, ws, rng):
 
 def _shrink(lp, A, st, y) -> None:
     """Drop the active examples that :func:`_shrinkable` finds (after a refresh, keep the
-    rest, so that the examples back from it get their kernel rows)."""
+    rest, so that the examples back from it get their kernel rows); an active set in its
+    block's order waits until the drop compacts the block."""
     out = np.zeros(st.idx.shape[0], dtype=np.bool_)
     lp.shrinkable(A, st.F, st.idx, y, out)
     if np.any(st.loc < 0):
