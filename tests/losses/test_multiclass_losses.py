@@ -122,6 +122,32 @@ def test_shapes_and_rows():
     assert WestonWatkins().derivative([0, 1], F).shape == (2, 3)
 
 
+def test_weston_watkins_step_from_any_start_equals_the_sorted_projection():
+    # the root search starts at the theta that keeps the block's a_y (the solver passes the
+    # current alpha_{i y}); wherever that lies, inside or outside the bracket of the root,
+    # the step is the projection
+    from kernelkit.losses.multiclass import weston_watkins_block
+
+    rng = np.random.default_rng(12)
+    for trial in range(3000):
+        k = int(rng.integers(2, 30))
+        y = int(rng.integers(k))
+        c = float(rng.choice([0.0, 1e-3, 1.0, 10.0]) * rng.uniform(0.5, 1.5))
+        v = rng.normal(size=k) * rng.choice([1e-3, 1.0, 100.0])
+        if trial % 7 == 0:
+            v = np.round(v)
+        lo = np.where(np.arange(k) == y, -np.inf, -c)
+        hi = np.where(np.arange(k) == y, np.inf, 0.0)
+        ref = np.empty(k)
+        project_sum_zero(v, lo, hi, ref)
+        scale = max(1.0, np.abs(v).max(), c)
+        for ay in (ref[y], ref[y] * rng.uniform(0.5, 1.5), -3.0 * c, 1e300, 0.0):
+            out = np.empty(k)
+            weston_watkins_block(v, y, c, out, ay)
+            np.testing.assert_allclose(out, ref, rtol=0, atol=1e-10 * scale)
+            assert abs(out.sum()) <= 1e-12 * scale * k
+
+
 def test_newton_block_steps_equal_the_sorted_projection():
     # the Crammer-Singer and Weston-Watkins steps (Newton on the piecewise-linear root)
     # against the generic sort of every kink, with ties, C = 0 and every rival at a bound

@@ -128,7 +128,7 @@ def _pass(kind, Kb, loc, in_order, diag, y, Cv, A, Fa, active, order):  # pragma
         for j in range(n_cls):
             v[j] = A[i, j] - Fa[j, t] / kii
         v[yi] += 1.0 / kii
-        block_step(kind, v, yi, Cv[i], lo, hi, a)
+        block_step(kind, v, yi, Cv[i], lo, hi, a, A[i, yi])
         changed = False
         dd = 0.0
         lin = 0.0
