@@ -155,6 +155,30 @@ def test_score_updates_and_compaction_equal_dense_products(in_order):
     np.testing.assert_array_equal(out, K[np.ix_(loc, loc)])
 
 
+@pytest.mark.parametrize("in_order", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_grouped_score_updates_equal_the_row_by_row_updates_bit_for_bit(in_order, dtype):
+    # _add_changes (four rows a sweep, by chunks of columns, on one or two threads) adds
+    # each score's terms in the order of the rows, as the steps of a pass add them one by one
+    from kernelkit.solvers.multiclass_cd import _ADD_CHUNK, _add_changes, _add_row
+
+    rng = np.random.default_rng(5)
+    n = _ADD_CHUNK + 300  # two chunks, the second partial
+    K = rng.normal(size=(n, n)).astype(dtype)
+    loc = np.arange(n) if in_order else np.sort(rng.choice(n, n - 200, replace=False))
+    rows = rng.choice(n, 75, replace=False)  # three groups of rows, the last partial
+    dA = (rng.normal(size=(75, 6)) * (rng.uniform(size=(75, 6)) < 0.5)).astype(dtype)
+    F0 = rng.normal(size=(6, len(loc))).astype(dtype)
+    expect = F0.copy()
+    buf = np.empty(len(loc), dtype)
+    for q in range(len(rows)):
+        _add_row(K[rows[q]], loc, in_order, dA[q], expect, buf)
+    for kernel in (_add_changes.seq, _add_changes.par):
+        Fa = F0.copy()
+        kernel(K, loc, in_order, rows, dA, Fa)
+        np.testing.assert_array_equal(Fa, expect)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_refreshed_scores_equal_the_dense_product_on_any_thread_count(dtype):
     # (K alpha)[cols] from the support vectors' rows, chunk by chunk of columns, summed in
