@@ -173,7 +173,7 @@ def _add_row(Ki, loc, in_order, d, Fa, buf):  # pragma: no cover - numba
 #: columns of a chunk of :func:`_add_changes` (a thread's share: 26 classes x 1024 float32
 #: scores, 104 KiB, stay in the core's cache while the rows add to them)
 _ADD_CHUNK = 1024
-_ADD_ROWS = 32  # rows of the kernel gathered at a time for a chunk
+_ADD_ROWS = 32  # rows taken at a time: their per-class lists, and their chunks when gathered
 
 
 @twin
