@@ -136,6 +136,52 @@ def test_compaction_and_working_sets_reach_the_reference_optimum(loss, schedule,
     np.testing.assert_allclose(res.info["scores"], K @ res.coef, atol=1e-10)
 
 
+def _working_set_round(gamma):
+    """The sweeps' reported gains and the dual's increases in one working-set round on
+    blobs (after one pass from zero), and the round's scores against K alpha."""
+    from kernelkit.linalg import as_kernel_rows
+    from kernelkit.solvers import multiclass_cd as mc
+
+    X, y = _blobs(n=300, k=5, seed=2)
+    K = rbf_kernel(X, gamma=gamma)
+    A, C, diag = np.zeros((300, 5)), np.full(300, 10.0), np.ones(300)
+    mc._pass(1, K, np.arange(300), True, diag, y, C, A, np.zeros((5, 300)), np.arange(300),
+             np.arange(300))
+    st = mc._Active(as_kernel_rows(K), K, A, np.float64)
+    loops = mc._loops(300)
+    gains, increases = [], []
+
+    def block_pass(*args):
+        before = multiclass_dual_objective(K, y, A)
+        out = loops.block_pass(*args)
+        gains.append(out[0])
+        increases.append(multiclass_dual_objective(K, y, A) - before)
+        return out
+
+    mc._solve_working_set(loops._replace(block_pass=block_pass), 1, st, diag, y, C, A,
+                          np.arange(0, 300, 2), np.random.default_rng(0))
+    np.testing.assert_allclose(st.F, (K @ A).T, atol=1e-10)
+    return gains, increases
+
+
+def test_working_set_sweeps_stop_once_a_sweep_gains_little():
+    # the working set is swept until a sweep raises the dual by at most _WORKING_SET_GAIN of
+    # the round's first sweep (or _WORKING_SET_PASSES sweeps): more sweeps where they still
+    # pay (a smooth kernel: an ill-conditioned subproblem), fewer where they do not
+    from kernelkit.solvers import multiclass_cd as mc
+
+    n_sweeps = {}
+    for gamma in (0.05, 20.0):
+        gains, increases = _working_set_round(gamma)
+        np.testing.assert_allclose(gains, increases, rtol=1e-9, atol=1e-9)
+        assert gains[0] > 0 and len(gains) <= mc._WORKING_SET_PASSES
+        assert all(g > mc._WORKING_SET_GAIN * gains[0] for g in gains[1:-1])
+        assert len(gains) == mc._WORKING_SET_PASSES or \
+            gains[-1] <= mc._WORKING_SET_GAIN * gains[0]
+        n_sweeps[gamma] = len(gains)
+    assert n_sweeps[0.05] > n_sweeps[20.0], n_sweeps
+
+
 @pytest.mark.parametrize("in_order", [True, False])
 def test_score_updates_and_compaction_equal_dense_products(in_order):
     from kernelkit.linalg.rows import gather_rows
